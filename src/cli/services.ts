@@ -1,0 +1,8 @@
+import type { ServiceModule } from './service.js';
+
+/**
+ * Every service of the `portcullis` command, in the order `portcullis up` starts them: a later
+ * service may connect to an earlier one (the cluster's admission webhooks call the policy engine;
+ * the sync sidecar needs both).
+ */
+export const services: readonly ServiceModule[] = [];
