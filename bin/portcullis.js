@@ -1,6 +1,4 @@
 #!/usr/bin/env node
 // The `portcullis` command. The TypeScript sources are compiled to dist/ by `npm ci` (the
 // `prepare` script); run `npm run build` after changing them.
-import { main } from '../dist/cli/main.js';
-
-process.exitCode = await main(process.argv.slice(2));
+import '../dist/cli/entry.js';
