@@ -1,8 +1,11 @@
 import type { ServiceModule } from './service.js';
+import { policyService } from '../policy/cli.js';
 
 /**
  * Every service of the `portcullis` command, in the order `portcullis up` starts them: a later
  * service may connect to an earlier one (the cluster's admission webhooks call the policy engine;
  * the sync sidecar needs both).
  */
-export const services: readonly ServiceModule[] = [];
+export const services: readonly ServiceModule[] = [
+  policyService,
+];
