@@ -6,6 +6,15 @@
  * it and the one that last modified it; history is kept until `compact`, so that lists can be read
  * consistently at one revision and watches can resume from a past revision without gaps.
  *
+ * Revisions: an empty store is at revision 1 (as etcd is), so the first write is revision 2. A write
+ * that changes nothing (deleting an absent key, a transaction of such deletes) keeps the revision.
+ * On etcd the revision is the cluster's, shared by every prefix on it: it still only grows, but
+ * another store's writes advance it too.
+ *
+ * Compaction at revision C: reads at C or later still work; a watch must start after C (an event at
+ * revision R needs the state at R - 1 for its `prevKv`). Kubernetes' "list at RV, then watch from
+ * RV + 1" therefore works whenever the list did.
+ *
  * Keys are strings compared by UTF-8 byte order; values are opaque bytes (a service encrypts or
  * encodes them before they get here). Every backend (memory, SQLite, etcd) passes the same suite.
  */
@@ -102,22 +111,35 @@ export type WatchErrorListener = (error: StorageError) => void;
 export interface Storage {
   /** The current value of `key`, or undefined. */
   get(key: string): Promise<KeyValue | undefined>;
-  /** Every key that starts with `prefix`, in key order, consistent at one revision across pages. */
+  /**
+   * Every key that starts with `prefix`, in key order, consistent at one revision across pages (a
+   * continue token carries its revision). Fails with CompactedError when that revision was compacted
+   * away, and with an `invalid` StorageError for a revision in the future or a foreign token.
+   */
   list(prefix: string, options?: ListOptions): Promise<ListResult>;
   put(key: string, value: Uint8Array, options?: WriteOptions): Promise<WriteResult>;
   delete(key: string, options?: WriteOptions): Promise<WriteResult>;
-  /** All operations at one new revision, if every condition holds; otherwise ConflictError and nothing is written. */
+  /**
+   * All operations at one new revision, if every condition holds; otherwise ConflictError (for the
+   * first condition that failed) and nothing is written. A key may appear in at most one operation.
+   */
   txn(transaction: Transaction): Promise<{ readonly revision: number }>;
   /**
    * Deliver every write to keys under `prefix` from `fromRevision` on, in revision order, without
-   * gaps. Rejects with CompactedError when `fromRevision` is no longer available.
+   * gaps. Rejects with CompactedError when `fromRevision` is no longer available (at or before the
+   * compaction point). The events of one revision arrive in one listener call, in operation order;
+   * listeners are never called inside the write that caused the event. Closing the store ends its
+   * watches with UnavailableError.
    */
   watch(prefix: string, options: WatchOptions, listener: WatchListener, onError?: WatchErrorListener): Promise<Watcher>;
-  /** Forget history older than `revision`; later reads and watches before it fail with CompactedError. */
+  /**
+   * Forget history older than `revision`; later reads before it, and watches from it or before,
+   * fail with CompactedError. Compacting at or below the current compaction point does nothing.
+   */
   compact(revision: number): Promise<void>;
-  /** The revision of the latest write (0 for an empty store). */
+  /** The revision of the latest write (1 for an empty store). */
   currentRevision(): Promise<number>;
-  /** The oldest revision still readable (compaction point). */
+  /** The compaction point: the oldest revision still readable by `list` (0: never compacted). */
   compactedRevision(): Promise<number>;
   close(): Promise<void>;
 }
@@ -155,7 +177,7 @@ export class CompactedError extends StorageError {
     readonly requestedRevision: number,
     readonly compactRevision: number,
   ) {
-    super('compacted', `revision ${requestedRevision} has been compacted; the oldest available is ${compactRevision}`);
+    super('compacted', `revision ${requestedRevision} is no longer available: history was compacted at revision ${compactRevision}`);
     this.name = 'CompactedError';
   }
 }
