@@ -30,10 +30,10 @@ const readUser = (storage: StorageView, username: string) => getJSON<UserEntry>(
 
 export function userpassBackend(): FrameworkBackend {
   const lockout = new LoginLockout();
-  const userFields = {
+  const token = tokenFields(['policies', 'ttl', 'max_ttl', 'bound_cidrs']);
+  const identity = {
     username: { type: 'lowercase-string', description: 'Username of the account.' },
     password: { type: 'string', description: 'Password of the account (stored as a bcrypt hash).' },
-    ...tokenFields(['policies', 'ttl', 'max_ttl', 'bound_cidrs']),
   } as const;
 
   const requireUser = async (request: Request, username: string): Promise<UserEntry> => {
@@ -56,7 +56,7 @@ export function userpassBackend(): FrameworkBackend {
     },
     {
       pattern: `users/${USERNAME}`,
-      fields: userFields,
+      fields: { ...identity, ...token },
       existenceCheck: async (request, fields) => (await readUser(request.storage, fields.string('username'))) !== undefined,
       operations: {
         read: async (request, fields) => {
@@ -75,7 +75,7 @@ export function userpassBackend(): FrameworkBackend {
     },
     {
       pattern: `users/${USERNAME}/password`,
-      fields: { username: userFields.username, password: userFields.password },
+      fields: identity,
       operations: {
         update: async (request, fields) => {
           const user = await requireUser(request, fields.string('username'));
@@ -89,7 +89,7 @@ export function userpassBackend(): FrameworkBackend {
     },
     {
       pattern: `users/${USERNAME}/policies`,
-      fields: { username: userFields.username, token_policies: userFields.token_policies },
+      fields: { username: identity.username, token_policies: token.token_policies! },
       operations: {
         update: async (request, fields) => {
           const user = await requireUser(request, fields.string('username'));
@@ -103,7 +103,7 @@ export function userpassBackend(): FrameworkBackend {
     {
       pattern: `login/${USERNAME}`,
       unauthenticated: true,
-      fields: { username: userFields.username, password: userFields.password },
+      fields: identity,
       operations: { update: login },
       synopsis: 'Log in with a username and password.',
     },
