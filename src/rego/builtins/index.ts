@@ -1,0 +1,36 @@
+/**
+ * The builtin function table: every builtin's name, declaration (checked by the compiler, printed
+ * as OPA's capabilities JSON) and implementation, one file per category.
+ *
+ * The evaluator calls builtins through `invoke` / `invokeRelation` (operand kinds checked, errors
+ * typed: BuiltinError → `eval_builtin_error`, undefined unless strict or `fatal`; OperandTypeError →
+ * `eval_type_error`, always fatal) with a `BuiltinContext` from `createBuiltinContext`.
+ */
+import { capabilitiesOf, createRegistry, type Registry } from './registry.js';
+import { aggregates } from './aggregates.js';
+import { arithmetic, bits, comparisons, numbers } from './numbers.js';
+import { typeBuiltins } from './typenames.js';
+
+export const builtins: Registry = createRegistry([comparisons, arithmetic, bits, numbers, aggregates, typeBuiltins]);
+
+/** OPA's capabilities JSON for this build's builtins. */
+export function capabilities(): { builtins: unknown[] } {
+  return capabilitiesOf(builtins.all);
+}
+
+export {
+  type Builtin,
+  type BuiltinContext,
+  type BuiltinContextOptions,
+  type BuiltinHooks,
+  type BuiltinFunction,
+  type BuiltinRelation,
+  type Registry,
+  BuiltinError,
+  OperandTypeError,
+  UnsupportedBuiltinError,
+  createBuiltinContext,
+  invoke,
+  invokeRelation,
+} from './registry.js';
+export { T, type RegoType, type FunctionDecl, typeToString, conforms, kindsOf } from './types.js';
