@@ -21,8 +21,12 @@ export interface ServiceModule {
 export interface UpHook {
   /** The default port; `up` offers `--<name>-port N` to change it (0 picks a free one). */
   readonly defaultPort?: number;
-  /** Start the service; resolves once it serves. Services start in the order of the list. */
-  start(context: UpContext): Promise<RunningService>;
+  /**
+   * Start the service; resolves once it serves. Services start in the order of the list.
+   * Resolves to `{ skipped: reason }` when the service has nothing to do in this stack (for example
+   * a sidecar whose peers are not part of this build); `up` prints the reason.
+   */
+  start(context: UpContext): Promise<RunningService | { readonly skipped: string }>;
 }
 
 export interface UpContext {

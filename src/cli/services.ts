@@ -1,5 +1,6 @@
 import type { ServiceModule } from './service.js';
 import { policyService } from '../policy/cli.js';
+import { syncService } from '../sync/cli.js';
 
 /**
  * Every service of the `portcullis` command, in the order `portcullis up` starts them: a later
@@ -8,4 +9,5 @@ import { policyService } from '../policy/cli.js';
  */
 export const services: readonly ServiceModule[] = [
   policyService,
+  syncService,
 ];

@@ -52,6 +52,7 @@ export async function up(modules: readonly ServiceModule[], options: UpOptions):
   await prepareDataDir(dataDir);
   const logger = createLogger({ level: options.logLevel ?? 'warn', format: 'text' });
   const started = new Map<string, RunningService>();
+  const skipped = new Map<string, string>();
   const close = async () => {
     for (const service of [...started.values()].reverse()) await service.close();
   };
@@ -65,7 +66,8 @@ export async function up(modules: readonly ServiceModule[], options: UpOptions):
         logger: logger.child({ service: module.name }),
         started,
       });
-      started.set(module.name, service);
+      if ('skipped' in service) skipped.set(module.name, service.skipped);
+      else started.set(module.name, service);
     }
   } catch (error) {
     await close();
@@ -74,17 +76,18 @@ export async function up(modules: readonly ServiceModule[], options: UpOptions):
   return {
     services: started,
     close,
-    banner: () => banner(dataDir, started),
+    banner: () => banner(dataDir, started, skipped),
   };
 }
 
-function banner(dataDir: string, started: ReadonlyMap<string, RunningService>): string {
+function banner(dataDir: string, started: ReadonlyMap<string, RunningService>, skipped: ReadonlyMap<string, string>): string {
   const lines = [`Portcullis is up. Data directory: ${dataDir}`, ''];
   if (started.size === 0) lines.push('No services are registered in this build.');
   for (const service of started.values()) {
     lines.push(`${service.name}${service.url ? `: ${service.url}` : ''}`);
     for (const { label, value } of service.credentials ?? []) lines.push(`  ${label}: ${value}`);
   }
+  for (const [name, reason] of skipped) lines.push(`${name}: not started (${reason})`);
   lines.push('', 'Press Ctrl-C to stop.', '');
   return lines.join('\n');
 }
