@@ -26,10 +26,14 @@ export async function openStorage(url: string, options: OpenOptions = {}): Promi
   switch (location.kind) {
     case 'memory':
       return new MemoryStorage();
-    case 'sqlite':
+    case 'sqlite': {
+      // Loaded on demand: a process that never opens a file does not load the native module.
+      const { SqliteStorage } = await import('./sqlite.js');
+      return SqliteStorage.open(location.path);
+    }
     case 'etcd':
       void options;
-      throw new InvalidArgumentError(`storage URL ${url}: the ${location.kind} backend is not part of this build yet`);
+      throw new InvalidArgumentError(`storage URL ${url}: the etcd backend is not part of this build yet`);
   }
 }
 
