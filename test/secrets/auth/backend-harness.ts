@@ -29,7 +29,7 @@ export async function harness(registration: BackendRegistration, mountPath = reg
     mount,
     storage,
     logger: silentLogger(),
-    system: { defaultLeaseTtl: () => 2764800, maxLeaseTtl: () => 2764800, policyExists: async () => true },
+    system: { defaultLeaseTtl: () => 2764800, maxLeaseTtl: () => 2764800, policyExists: async (name) => ['default', 'root', 'dev', 'ops', 'web'].includes(name), strictVault: false },
     options: {},
   };
   const backend = await registration.factory(context);
