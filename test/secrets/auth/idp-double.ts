@@ -32,6 +32,8 @@ export interface PushFactor {
   /** How the user answers the push, after `waitPolls` verify calls that say WAITING (default 1). */
   readonly outcome: 'SUCCESS' | 'REJECTED' | 'TIMEOUT';
   readonly waitPolls?: number;
+  /** Okta Verify's number challenge: the number shown while WAITING. */
+  readonly numberChallenge?: number;
 }
 
 export interface IdpUser {
@@ -198,7 +200,8 @@ export class IdpDouble {
     const push = user.factors!.push!;
     transaction.polls += 1;
     if (transaction.polls <= (push.waitPolls ?? 1)) {
-      json(res, 200, { status: 'MFA_CHALLENGE', factorResult: 'WAITING', stateToken, _embedded: { factor } });
+      const challenge = push.numberChallenge === undefined ? {} : { _embedded: { challenge: { correctAnswer: push.numberChallenge } } };
+      json(res, 200, { status: 'MFA_CHALLENGE', factorResult: 'WAITING', stateToken, _embedded: { factor: { ...factor, ...challenge } } });
     } else if (push.outcome === 'SUCCESS') {
       success();
     } else {

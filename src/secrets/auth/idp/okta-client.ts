@@ -44,6 +44,12 @@ export interface OktaLoginInput {
   readonly provider?: string;
   /** Treat MFA_REQUIRED / MFA_ENROLL as success (the `bypass_okta_mfa` setting). */
   readonly bypassMfa: boolean;
+  /**
+   * The client's nonce for a push with number challenge: the number the user must pick on the
+   * phone is handed to `onNumberChallenge` so that `verify/<nonce>` can show it.
+   */
+  readonly nonce?: string;
+  readonly onNumberChallenge?: (correctAnswer: number) => void;
 }
 
 export interface OktaLoginResult {
@@ -68,13 +74,14 @@ interface Factor {
   id?: string;
   factorType?: string;
   provider?: string;
+  _embedded?: { challenge?: { correctAnswer?: unknown } };
 }
 
 interface AuthnResult {
   status?: string;
   factorResult?: string;
   stateToken?: string;
-  _embedded?: { user?: { id?: string }; factors?: Factor[] };
+  _embedded?: { user?: { id?: string }; factors?: Factor[]; factor?: Factor };
 }
 
 interface HttpResult {
@@ -147,11 +154,17 @@ export class OktaClient {
     const maxPolls = this.options.maxPushPolls ?? 300;
     for (let polls = 0; result.status === 'MFA_CHALLENGE'; polls++) {
       switch (result.factorResult) {
-        case 'WAITING':
+        case 'WAITING': {
+          const correctAnswer = result._embedded?.factor?._embedded?.challenge?.correctAnswer;
+          if (typeof correctAnswer === 'number') {
+            if (!input.nonce) throw new IdpLoginError('nonce must be provided during login request when presented with number challenge');
+            input.onNumberChallenge?.(correctAnswer);
+          }
           if (polls >= maxPolls) throw new IdpLoginError('failed to complete multi-factor authentication');
           await sleep(this.options.pushPollIntervalMs ?? 1000);
           result = await this.authn(path, payload);
           break;
+        }
         case 'REJECTED':
           throw new IdpLoginError('multi-factor authentication denied');
         case 'TIMEOUT':
