@@ -31,9 +31,10 @@ export async function openStorage(url: string, options: OpenOptions = {}): Promi
       const { SqliteStorage } = await import('./sqlite.js');
       return SqliteStorage.open(location.path);
     }
-    case 'etcd':
-      void options;
-      throw new InvalidArgumentError(`storage URL ${url}: the etcd backend is not part of this build yet`);
+    case 'etcd': {
+      const { EtcdStorage } = await import('./etcd.js');
+      return EtcdStorage.open(location.endpoints, { prefix: location.prefix, connectTimeoutMs: options.connectTimeoutMs });
+    }
   }
 }
 

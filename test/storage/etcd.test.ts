@@ -1,0 +1,79 @@
+// The conformance suite on a real etcd (started here on loopback), plus what only etcd does:
+// several processes' stores on one cluster, key prefixes, and an unreachable cluster.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { EtcdStorage } from '../../src/storage/etcd.js';
+import { openStorage, StorageError, type Storage } from '../../src/storage/index.js';
+import { etcdMissing, freePort, startEtcd, type EtcdServer } from './etcd-server.js';
+import { EventCollector, storageSuite } from './suite.js';
+
+const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+const text = (value: Uint8Array): string => new TextDecoder().decode(value);
+const missing = etcdMissing();
+
+if (missing) {
+  console.log(`# etcd storage tests skipped: ${missing}`);
+  it('etcd backend', { skip: missing }, () => {});
+} else {
+  let server: EtcdServer;
+  let count = 0;
+  before(async () => {
+    server = await startEtcd();
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  storageSuite('etcd', () => EtcdStorage.open([server.endpoint], { prefix: `/suite-${++count}/` }));
+
+  describe('etcd cluster', () => {
+    const opened: Storage[] = [];
+    after(async () => {
+      for (const storage of opened) await storage.close();
+    });
+    const open = async (url: string): Promise<Storage> => {
+      const storage = await openStorage(url);
+      opened.push(storage);
+      return storage;
+    };
+
+    it('lets two processes\' stores on one cluster see each other\'s writes, through watch too', async () => {
+      const url = `etcd://${server.endpoint}?prefix=/scale-out/`;
+      const apiServer1 = await open(url);
+      const apiServer2 = await open(url);
+      const seen1 = new EventCollector();
+      const seen2 = new EventCollector();
+      await apiServer1.watch('/pods/', {}, seen1.listener, seen1.onError);
+      await apiServer2.watch('/pods/', {}, seen2.listener, seen2.onError);
+
+      const { revision: created } = await apiServer1.put('/pods/a', bytes('from 1'), { expectedRevision: 0 });
+      const { revision: updated } = await apiServer2.put('/pods/a', bytes('from 2'), { expectedRevision: created });
+      await assert.rejects(apiServer1.put('/pods/a', bytes('stale'), { expectedRevision: created }), { name: 'ConflictError', actualRevision: updated });
+      await seen1.waitFor(2);
+      await seen2.waitFor(2);
+      assert.deepEqual(seen1.summary(), [`put /pods/a@${created}`, `put /pods/a@${updated}`]);
+      assert.deepEqual(seen2.summary(), seen1.summary());
+      assert.equal(text(seen1.events[1]!.prevKv!.value), 'from 1');
+      assert.equal(text((await apiServer1.get('/pods/a'))!.value), 'from 2');
+    });
+
+    it('keeps stores with different prefixes apart, and strips the prefix from keys', async () => {
+      const cluster = await open(`etcd://${server.endpoint}?prefix=/cluster/`);
+      const secrets = await open(`etcd://${server.endpoint}?prefix=/secrets/`);
+      await cluster.put('/a', bytes('cluster'));
+      await secrets.put('/a', bytes('secrets'));
+      assert.deepEqual((await cluster.list('')).items.map((kv) => `${kv.key}=${text(kv.value)}`), ['/a=cluster']);
+      assert.deepEqual((await secrets.list('')).items.map((kv) => `${kv.key}=${text(kv.value)}`), ['/a=secrets']);
+    });
+
+    it('reports an unreachable cluster in one line naming the address', async () => {
+      const port = await freePort();
+      await assert.rejects(openStorage(`etcd://127.0.0.1:${port}`, { connectTimeoutMs: 2000 }), (error: unknown) => {
+        assert.ok(error instanceof StorageError);
+        assert.equal(error.code, 'unavailable');
+        assert.equal(error.message, `etcd at 127.0.0.1:${port}: unreachable (connect ECONNREFUSED 127.0.0.1:${port})`);
+        return true;
+      });
+    });
+  });
+}
