@@ -13,6 +13,11 @@ export const ETCD_BINARY = process.env.ETCD_BINARY ?? '/usr/bin/etcd';
 export interface EtcdServer {
   /** host:port of the client endpoint. */
   readonly endpoint: string;
+  /** Stops etcd (SIGTERM) but keeps its data, as a crash or an upgrade would. */
+  pause(): Promise<void>;
+  /** Starts it again on the same address and data. */
+  resume(): Promise<void>;
+  /** Stops etcd and removes its data. */
   stop(): Promise<void>;
 }
 
@@ -26,34 +31,38 @@ export async function startEtcd(): Promise<EtcdServer> {
   const [clientPort, peerPort] = [await freePort(), await freePort()];
   const client = `http://127.0.0.1:${clientPort}`;
   const peer = `http://127.0.0.1:${peerPort}`;
-  const child = spawn(
-    ETCD_BINARY,
-    [
-      '--name=test',
-      `--data-dir=${dataDir}`,
-      `--listen-client-urls=${client}`,
-      `--advertise-client-urls=${client}`,
-      `--listen-peer-urls=${peer}`,
-      `--initial-advertise-peer-urls=${peer}`,
-      `--initial-cluster=test=${peer}`,
-      '--logger=zap',
-      '--log-level=error',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const args = [
+    '--name=test',
+    `--data-dir=${dataDir}`,
+    `--listen-client-urls=${client}`,
+    `--advertise-client-urls=${client}`,
+    `--listen-peer-urls=${peer}`,
+    `--initial-advertise-peer-urls=${peer}`,
+    `--initial-cluster=test=${peer}`,
+    '--logger=zap',
+    '--log-level=error',
+  ];
+  let child: ChildProcess | undefined;
+  const launch = async (): Promise<void> => {
+    let stderr = '';
+    child = spawn(ETCD_BINARY, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+    await waitHealthy(`${client}/health`, child, () => stderr);
+  };
+  const pause = async (): Promise<void> => {
+    if (child) await terminate(child);
+  };
   const stop = async (): Promise<void> => {
-    await terminate(child);
+    await pause();
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    await waitHealthy(`${client}/health`, child, () => stderr);
+    await launch();
   } catch (error) {
     await stop();
     throw error;
   }
-  return { endpoint: `127.0.0.1:${clientPort}`, stop };
+  return { endpoint: `127.0.0.1:${clientPort}`, pause, resume: launch, stop };
 }
 
 async function waitHealthy(url: string, child: ChildProcess, stderr: () => string): Promise<void> {

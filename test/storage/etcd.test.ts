@@ -66,6 +66,41 @@ if (missing) {
       assert.deepEqual((await secrets.list('')).items.map((kv) => `${kv.key}=${text(kv.value)}`), ['/a=secrets']);
     });
 
+    it('resumes a watch across an etcd restart without losing the writes made meanwhile', async () => {
+      const url = `etcd://${server.endpoint}?prefix=/restart/`;
+      const watching = await EtcdStorage.open([server.endpoint], { prefix: '/restart/', connectTimeoutMs: 20_000 });
+      opened.push(watching);
+      const seen = new EventCollector();
+      await watching.watch('/', {}, seen.listener, seen.onError);
+      const { revision: before } = await (await open(url)).put('/before', bytes('1'));
+      await seen.waitFor(1);
+
+      await server.pause();
+      await server.resume();
+      const writer = await open(url); // a process that came up while the watcher was reconnecting
+      const { revision: first } = await writer.put('/after/1', bytes('2'));
+      const { revision: second } = await writer.delete('/before');
+      await seen.waitFor(3);
+      assert.deepEqual(seen.summary(), [`put /before@${before}`, `put /after/1@${first}`, `delete /before@${second}`]);
+      assert.deepEqual(seen.errors, []);
+    });
+
+    it('ends a watch with UnavailableError when etcd stays away longer than the connect timeout', async () => {
+      const watching = await EtcdStorage.open([server.endpoint], { prefix: '/gone/', connectTimeoutMs: 500 });
+      opened.push(watching);
+      const seen = new EventCollector();
+      await watching.watch('/', {}, seen.listener, seen.onError);
+      await server.pause();
+      try {
+        await seen.until(() => seen.errors.length > 0, 'the watch to end');
+      } finally {
+        await server.resume();
+      }
+      assert.equal(seen.errors.length, 1);
+      assert.equal(seen.errors[0]!.code, 'unavailable');
+      assert.match(seen.errors[0]!.message, new RegExp(`^etcd at ${server.endpoint}: watch lost \\(`));
+    });
+
     it('reports an unreachable cluster in one line naming the address', async () => {
       const port = await freePort();
       await assert.rejects(openStorage(`etcd://127.0.0.1:${port}`, { connectTimeoutMs: 2000 }), (error: unknown) => {
