@@ -40,6 +40,14 @@ export class NotFoundError extends SecretsError {
   }
 }
 
+/** A 404 answered with a whole envelope (`data: null`, the warning, no `errors`), as KV v2 does for invalid paths. */
+export class WarningNotFoundError extends SecretsError {
+  constructor(readonly warning: string) {
+    super(404, warning, []);
+    this.name = 'WarningNotFoundError';
+  }
+}
+
 export class UnsupportedOperationError extends SecretsError {
   constructor() {
     super(405, 'unsupported operation', [multiError('unsupported operation')]);

@@ -14,6 +14,8 @@ export const OPERATIONS: readonly Operation[] = ['create', 'read', 'update', 'de
 export interface Caller {
   /** The token presented, exactly as sent (kept only for the life of the request). */
   readonly token: string;
+  /** HMAC of the token under the token store's salt: a stable private key for per-token data. */
+  readonly tokenHash: string;
   readonly accessor: string;
   readonly policies: readonly string[];
   readonly displayName: string;

@@ -18,6 +18,11 @@ export interface SystemView {
   maxLeaseTtl(): number;
   /** Whether an ACL policy of that name exists (`root` and `default` always do). */
   policyExists(name: string): Promise<boolean>;
+  /**
+   * The server runs with strict Vault behaviour (`strict_vault = true` in its config): no
+   * compatibility conveniences such as KV v2's un-prefixed writes.
+   */
+  readonly strictVault: boolean;
 }
 
 export interface BackendContext {

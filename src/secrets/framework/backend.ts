@@ -30,6 +30,8 @@ export interface PathDef {
    * needs `create` and to an existing one `update`; when absent every write is an `update`.
    */
   readonly existenceCheck?: (request: Request, fields: FieldData) => Promise<boolean>;
+  /** The body is free-form (KV data): undeclared fields are not warned about. */
+  readonly takesArbitraryInput?: boolean;
   /** Served without a token (logins). */
   readonly unauthenticated?: boolean;
   /** Needs `sudo` on the path in addition to the operation's capability (Vault's root paths). */
@@ -125,7 +127,7 @@ export class FrameworkBackend implements Backend {
     if (!handler && request.operation === 'update' && !def.existenceCheck) handler = def.operations.create;
     if (!handler) throw new UnsupportedOperationError();
     const response = await handler(request, fields);
-    const ignored = fields.unknownFields();
+    const ignored = def.takesArbitraryInput ? [] : fields.unknownFields();
     if (ignored.length === 0 || request.operation === 'read' || request.operation === 'list' || request.operation === 'delete') return response;
     const warning = `Endpoint ignored these unrecognized parameters: [${ignored.join(' ')}]`;
     if (!response) return { warnings: [warning] };
