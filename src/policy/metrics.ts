@@ -1,0 +1,71 @@
+/**
+ * Two kinds of metrics, as OPA has them: per-request timers reported in API responses with
+ * `?metrics` (OPA's names, nanoseconds), and the server's Prometheus metrics at `GET /metrics`
+ * (`http_request_duration_seconds` by code, handler and method, plus the process metrics).
+ */
+import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Nanosecond timers and counters of one request (`timer_rego_query_eval_ns`, …). */
+export class RequestMetrics {
+  private readonly started = new Map<string, bigint>();
+  private readonly values: Record<string, number> = {};
+
+  start(name: string): void {
+    this.started.set(name, process.hrtime.bigint());
+  }
+
+  stop(name: string): void {
+    const start = this.started.get(name);
+    if (start === undefined) return;
+    this.started.delete(name);
+    this.values[name] = (this.values[name] ?? 0) + Number(process.hrtime.bigint() - start);
+  }
+
+  count(name: string, by = 1): void {
+    this.values[name] = (this.values[name] ?? 0) + by;
+  }
+
+  /** Take the evaluator's own figures (its timer names are OPA's). */
+  merge(figures: Readonly<Record<string, number>> | undefined): void {
+    if (figures) for (const [name, value] of Object.entries(figures)) this.values[name] = value;
+  }
+
+  all(): Record<string, number> {
+    return Object.fromEntries(Object.entries(this.values).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+}
+
+/** A request metrics object that records nothing, for requests that neither report nor log metrics. */
+export const NO_METRICS = new (class extends RequestMetrics {
+  override start(): void {}
+  override stop(): void {}
+  override count(): void {}
+  override merge(): void {}
+})();
+
+export class ServerMetrics {
+  readonly registry = new Registry();
+  private readonly duration: Histogram<'code' | 'handler' | 'method'>;
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    this.duration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'A histogram of duration for requests.',
+      labelNames: ['code', 'handler', 'method'],
+      registers: [this.registry],
+    });
+  }
+
+  observe(handler: string, method: string, code: number, seconds: number): void {
+    this.duration.observe({ code: String(code), handler, method: method.toLowerCase() }, seconds);
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
