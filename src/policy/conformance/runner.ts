@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { compile, CompiledQuery, parseTerm, programOf, RegoError, RegoErrors } from '../../rego/index.js';
-import { compare, equals, fromJSON, RegoObject, RegoSet, type Value } from '../../rego/value/index.js';
+import { compare, equals, fromJSON, RegoObject, RegoSet, stringifyJSON, type Value } from '../../rego/value/index.js';
 import { skipReason } from './skips.js';
 
 export interface ConformanceCase {
@@ -178,7 +178,7 @@ function asJSONValue(v: Value): Value {
   if (Array.isArray(v)) return v.map(asJSONValue);
   if (v instanceof RegoObject) {
     const o = new RegoObject();
-    for (const [k, w] of v.entries()) o.set(typeof k === 'string' ? k : JSON.stringify(k), asJSONValue(w));
+    for (const [k, w] of v.entries()) o.set(typeof k === "string" ? k : stringifyJSON(k), asJSONValue(w));
     return o;
   }
   return v;

@@ -6,7 +6,7 @@ import { buildIndex } from './indexing.js';
 import type { Body, Rule, RuleKind, Term } from './ir.js';
 import { Frame, Lowerer, patternVars, type Resolver } from './lower.js';
 import { newNode, type DataNode, type Program, type RuleSet } from './program.js';
-import { collectBodySlots, collectSlots, reorderBody, termVars, type Acc } from './safety.js';
+import { collectBodySlots, collectSlots, reorderBody, reorderTermBodies, termVars, type Acc } from './safety.js';
 
 export interface CompilerOptions {
   strict?: boolean;
@@ -269,6 +269,7 @@ function lowerRule(lowerer: Lowerer, info: RuleInfo, ast: A.Rule, errors: RegoEr
   const headUses = new Set<number>();
   for (const t of [...keys, value]) collectSlots(t, headUses);
   rule.body = reorderBody(body, bound, errors, headUses);
+  for (const t of [...keys, value]) reorderTermBodies(t, bound, errors, ast.location ?? { file: info.file, row: 1, col: 1 });
   const acc: Acc = { needs: new Set(), needNames: new Map(), outs: new Set() };
   for (const t of [...keys, value]) termVars(t, bound, false, acc);
   for (const name of new Set(acc.needNames.values())) errors.push(new RegoError('rego_unsafe_var_error', `var ${name} is unsafe`, loc));

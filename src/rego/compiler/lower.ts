@@ -32,13 +32,24 @@ export class Frame {
 /** Variables visible in one body: its own, then the enclosing bodies' (comprehension closures). */
 export class Scope {
   readonly vars = new Map<string, number>();
+  /** Names declared with `:=`/`some`, by the index of the declaring expression. */
+  readonly declaredAt = new Map<string, number>();
+  /** Index of the expression being lowered: nested bodies see only names declared before it. */
+  current = 0;
   constructor(
     readonly frame: Frame,
     readonly parent?: Scope,
   ) {}
 
   lookup(name: string): number | undefined {
-    return this.vars.get(name) ?? this.parent?.lookup(name);
+    return this.vars.get(name) ?? this.parent?.visible(name);
+  }
+
+  /** A name as seen from a nested body. */
+  private visible(name: string): number | undefined {
+    const at = this.declaredAt.get(name);
+    if (at !== undefined && at > this.current) return this.parent?.visible(name);
+    return this.lookup(name);
   }
 
   declare(name: string): number {
@@ -70,7 +81,10 @@ export class Lowerer {
     const scope = new Scope(frame, parent);
     for (const name of declared) scope.declare(name);
     const { used, decl } = namesAtLevel(body);
-    for (const name of decl) scope.declare(name);
+    for (const [name, at] of decl) {
+      scope.declare(name);
+      scope.declaredAt.set(name, at);
+    }
     for (const name of used) {
       if (name === '_' || scope.lookup(name) !== undefined || this.isGlobal(name)) continue;
       scope.declare(name);
@@ -81,6 +95,7 @@ export class Lowerer {
   body(body: A.Body, scope: Scope): Body {
     const out: Body = [];
     for (const expr of body) {
+      scope.current = expr.index;
       const e = this.expr(expr, scope);
       if (e) out.push(e);
     }
@@ -332,9 +347,11 @@ export function patternVars(t: A.Term): string[] {
  * Names used in a body at its own level (not inside nested comprehension/every bodies) and the
  * names it declares with `some`, `:=` or `some … in`.
  */
-export function namesAtLevel(body: A.Body): { used: Set<string>; decl: Set<string> } {
+export function namesAtLevel(body: A.Body): { used: Set<string>; decl: Map<string, number> } {
   const used = new Set<string>();
-  const decl = new Set<string>();
+  const declMap = new Map<string, number>();
+  let index = 0;
+  const decl = { add: (n: string) => void (declMap.has(n) || declMap.set(n, index)) };
   const visitTerm = (t: A.Term): void => {
     switch (t.type) {
       case 'var':
@@ -360,6 +377,7 @@ export function namesAtLevel(body: A.Body): { used: Set<string>; decl: Set<strin
     }
   };
   for (const e of body) {
+    index = e.index;
     const terms = e.terms;
     if (Array.isArray(terms)) {
       const op = refName(terms[0]!);
@@ -379,7 +397,7 @@ export function namesAtLevel(body: A.Body): { used: Set<string>; decl: Set<strin
     } else visitTerm(terms);
     for (const w of e.with ?? []) visitTerm(w.value);
   }
-  return { used, decl };
+  return { used, decl: declMap };
 }
 
 /** Converts a JSON value to a constant term. */

@@ -169,6 +169,11 @@ function literalVars(lit: Literal, bound: ReadonlySet<number>, acc: Acc): void {
   }
 }
 
+/** Orders the comprehension bodies inside a rule head term once the body has bound its variables. */
+export function reorderTermBodies(t: Term, bound: Set<number>, errors: RegoError[], loc: Expr['loc']): void {
+  reorderNested({ lit: { k: 'term', t }, negated: false, loc, text: '', index: 0 }, bound, errors);
+}
+
 /** Orders the bodies nested in an expression now that it is placed. */
 function reorderNested(e: Expr, bound: Set<number>, errors: RegoError[]): void {
   const visit = (t: Term, extra: ReadonlySet<number>): void => {
@@ -387,5 +392,25 @@ function splitPair(a: Term, b: Term): Array<[Term, Term]> | undefined {
     });
   }
   if (b.k === 'arr' && a.k === 'val') return splitPair(b, a)?.map(([x, y]) => [y, x]);
+  if (a.k === 'obj' && b.k === 'obj' && a.entries.length === b.entries.length) {
+    const keyed = (t: typeof a) => {
+      const m = new Map<string, Term>();
+      for (const [k, v] of t.entries) {
+        if (k.k !== 'val' || typeof k.v !== 'string') return undefined;
+        m.set(k.v, v);
+      }
+      return m;
+    };
+    const ma = keyed(a);
+    const mb = keyed(b);
+    if (!ma || !mb || ma.size !== mb.size) return undefined;
+    const out: Array<[Term, Term]> = [];
+    for (const [k, x] of ma) {
+      const y = mb.get(k);
+      if (!y) return undefined;
+      out.push(...(splitPair(x, y) ?? [[x, y] as [Term, Term]]));
+    }
+    return out;
+  }
   return undefined;
 }

@@ -337,13 +337,17 @@ export class Evaluation {
     if (this.dataOverrides) {
       const o = this.dataOverrides.get(node.path.join('\u0000'));
       if (o !== undefined) return this.walk(o, path, i, f, k);
-      if (this.overrideBelow(node)) {
+      if (node.ruleSet && this.overrideBelow(node)) {
         const full = this.nodeValue(node, base);
         return full !== undefined && this.walk(full, path, i, f, k);
       }
     }
     if (node.ruleSet) {
-      if (node.ruleSet.kind === 'function') return false;
+      if (node.ruleSet.kind === 'function') {
+        if (node.ruleSet.arity !== 0) return false;
+        const v = this.callFunction({ k: 'func', path: node.path, name: node.ruleSet.name }, [], undefined);
+        return v !== undefined && this.walk(v, path, i, f, k);
+      }
       if (node.children.size === 0) {
         const v = this.ruleSetValue(node.ruleSet);
         return v !== undefined && this.walk(v, path, i, f, k);
@@ -367,7 +371,8 @@ export class Evaluation {
 
   private walkNodeKey(node: DataNode, base: Value | undefined, key: Value, path: readonly Term[], i: number, f: Frame, k: KV): boolean {
     const child = typeof key === 'string' ? node.children.get(key) : undefined;
-    const childBase = base instanceof RegoObject ? base.get(key) : undefined;
+    let childBase = base instanceof RegoObject ? (base.get(key) ?? (typeof key === 'number' ? base.get(String(key)) : undefined)) : undefined;
+    if (this.dataOverrides && !child && typeof key === 'string') childBase = this.patchBase([...node.path, key], childBase);
     if (child) return this.walkNode(child, childBase, path, i + 1, f, k);
     if (node.ruleSet) {
       const v = this.ruleSetValue(node.ruleSet);
@@ -381,6 +386,17 @@ export class Evaluation {
       if (o !== undefined) return this.walk(o, path, i + 1, f, k);
     }
     return false;
+  }
+
+  /** Applies `with data…` overrides below `path` to a base document. */
+  private patchBase(path: readonly string[], base: Value | undefined): Value | undefined {
+    const prefix = path.join('\u0000');
+    let out = base;
+    for (const [key, v] of this.dataOverrides!) {
+      if (key === prefix) return v;
+      if (key.startsWith(prefix + '\u0000')) out = setIn(out, key.slice(prefix.length + 1).split('\u0000'), v);
+    }
+    return out;
   }
 
   private overrideBelow(node: DataNode): boolean {
@@ -405,6 +421,7 @@ export class Evaluation {
     if (node.ruleSet) {
       if (node.ruleSet.kind === 'function') return undefined;
       own = this.ruleSetValue(node.ruleSet);
+      if (own !== undefined && this.dataOverrides && this.overrideBelow(node)) own = this.patchBase(node.path, own);
       if (node.children.size === 0) return own;
     }
     const out = base instanceof RegoObject ? base.copy() : new RegoObject();
@@ -495,6 +512,7 @@ export class Evaluation {
           });
         }
         if (nested) return nested;
+        if (rs.rules.some((r) => r.keys.length > 0)) return new RegoObject();
         return out;
       }
       case 'object': {
@@ -529,10 +547,12 @@ export class Evaluation {
       let found = false;
       const cur: Rule = r;
       this.unifyArgs(cur.args, args, 0, f, () =>
-        this.body(cur.body, 0, f, () => {
-          found = true;
-          return this.term(cur.value, f, k);
-        }),
+        this.body(cur.body, 0, f, () =>
+          this.term(cur.value, f, (v) => {
+            found = true;
+            return k(v);
+          }),
+        ),
       );
       if (found) return;
       r = r.else;
