@@ -38,7 +38,14 @@
  * - Disabling the mount revokes every token it issued and deletes its storage.
  */
 import type { BackendRegistration } from '../registry.js';
+import { approleRegistration } from './approle/backend.js';
+import { idpRegistration } from './idp/backend.js';
+import { ldapRegistration } from './ldap/backend.js';
+import { userpassRegistration } from './userpass/backend.js';
 
 export const authMethods: readonly BackendRegistration[] = [
-  // userpass, approle, okta (alias idp), ldap: added by the auth-methods issue in their own folders.
+  userpassRegistration,
+  approleRegistration,
+  idpRegistration, // type `okta`, also enabled as `idp`
+  ldapRegistration,
 ];
