@@ -30,28 +30,33 @@ interface Binding {
   readonly subjects: readonly Subject[];
 }
 
-/** One subject of one binding: what a lookup by subject key finds. */
+/** One subject of one binding: what a lookup by subject finds. */
 interface Grant {
   readonly binding: Binding;
   readonly subject: Subject;
+  /** The allow reason, built once: `RBAC: allowed by RoleBinding "rb/ns" of Role "r" to User "u"`. */
+  readonly reason: string;
 }
 
-type GrantIndex = Map<string, Set<Grant>>;
+/** Grants by user name and by group name (service accounts are users). */
+interface GrantIndex {
+  readonly users: Map<string, Set<Grant>>;
+  readonly groups: Map<string, Set<Grant>>;
+}
 
-const userKey = (name: string): string => `u\0${name}`;
-const groupKey = (name: string): string => `g\0${name}`;
+const newGrantIndex = (): GrantIndex => ({ users: new Map(), groups: new Map() });
 const roleKey = (namespace: string, name: string): string => `${namespace}/${name}`;
 
-/** The keys under which grants for this subject are found; null for subjects that can never apply. */
-function subjectKey(subject: Subject, bindingNamespace: string): string | null {
+/** Where grants for this subject are filed; null for subjects that can never apply. */
+function subjectSlot(index: GrantIndex, subject: Subject, bindingNamespace: string): { map: Map<string, Set<Grant>>; key: string } | null {
   switch (subject.kind) {
     case 'User':
-      return userKey(subject.name);
+      return { map: index.users, key: subject.name };
     case 'Group':
-      return groupKey(subject.name);
+      return { map: index.groups, key: subject.name };
     case 'ServiceAccount': {
       const namespace = subject.namespace || bindingNamespace;
-      return namespace ? userKey(`system:serviceaccount:${namespace}:${subject.name}`) : null;
+      return namespace ? { map: index.users, key: `system:serviceaccount:${namespace}:${subject.name}` } : null;
     }
     default:
       return null;
@@ -63,7 +68,7 @@ function describeSubject(subject: Subject, bindingNamespace: string): string {
   return `${subject.kind} ${goQuote(subject.name)}`;
 }
 
-function describeGrant({ binding, subject }: Grant): string {
+function describeGrant(binding: Binding, subject: Subject): string {
   const name = binding.kind === 'RoleBinding' ? `${binding.name}/${binding.namespace}` : binding.name;
   return `${binding.kind} ${goQuote(name)} of ${binding.roleRef.kind} ${goQuote(binding.roleRef.name)} to ${describeSubject(subject, binding.namespace)}`;
 }
@@ -90,7 +95,7 @@ export class RbacIndex implements RuleResolver, Authorizer {
   private readonly roles = new Map<string, readonly PolicyRule[]>();
   private readonly clusterRoles = new Map<string, readonly PolicyRule[]>();
   private readonly bindings = new Map<string, { binding: Binding; grants: Grant[] }>();
-  private readonly clusterGrants: GrantIndex = new Map();
+  private readonly clusterGrants: GrantIndex = newGrantIndex();
   private readonly namespaceGrants = new Map<string, GrantIndex>();
 
   /** Applies one registry event for a Role, ClusterRole, RoleBinding or ClusterRoleBinding; other kinds are ignored. */
@@ -122,7 +127,7 @@ export class RbacIndex implements RuleResolver, Authorizer {
   private grantsFor(namespace: string, create: boolean): GrantIndex | undefined {
     if (namespace === '') return this.clusterGrants;
     let index = this.namespaceGrants.get(namespace);
-    if (!index && create) this.namespaceGrants.set(namespace, (index = new Map()));
+    if (!index && create) this.namespaceGrants.set(namespace, (index = newGrantIndex()));
     return index;
   }
 
@@ -134,12 +139,12 @@ export class RbacIndex implements RuleResolver, Authorizer {
     const index = this.grantsFor(namespace, true)!;
     const grants: Grant[] = [];
     for (const subject of subjects) {
-      const key = subjectKey(subject, namespace);
-      if (key === null) continue;
-      const grant = { binding, subject };
+      const slot = subjectSlot(index, subject, namespace);
+      if (slot === null) continue;
+      const grant = { binding, subject, reason: `RBAC: allowed by ${describeGrant(binding, subject)}` };
       grants.push(grant);
-      let set = index.get(key);
-      if (!set) index.set(key, (set = new Set()));
+      let set = slot.map.get(slot.key);
+      if (!set) slot.map.set(slot.key, (set = new Set()));
       set.add(grant);
     }
     this.bindings.set(`${kind}/${namespace}/${name}`, { binding, grants });
@@ -152,70 +157,80 @@ export class RbacIndex implements RuleResolver, Authorizer {
     const index = this.grantsFor(entry.binding.namespace, false);
     if (!index) return;
     for (const grant of entry.grants) {
-      const key = subjectKey(grant.subject, entry.binding.namespace)!;
-      const set = index.get(key);
+      const slot = subjectSlot(index, grant.subject, entry.binding.namespace)!;
+      const set = slot.map.get(slot.key);
       set?.delete(grant);
-      if (set?.size === 0) index.delete(key);
+      if (set?.size === 0) slot.map.delete(slot.key);
     }
-    if (entry.binding.namespace !== '' && index.size === 0) this.namespaceGrants.delete(entry.binding.namespace);
+    if (entry.binding.namespace !== '' && index.users.size === 0 && index.groups.size === 0) this.namespaceGrants.delete(entry.binding.namespace);
   }
 
-  /** The rules a roleRef names, as seen from a binding in `namespace` ("" for a ClusterRoleBinding). */
+  /** The rules a roleRef names, as seen from a binding in `namespace` ("" for a ClusterRoleBinding); undefined when missing. */
+  private rulesOf(roleRef: RoleRef, namespace: string): readonly PolicyRule[] | undefined {
+    if (roleRef.kind === 'ClusterRole') return this.clusterRoles.get(roleRef.name);
+    if (roleRef.kind === 'Role' && namespace !== '') return this.roles.get(roleKey(namespace, roleRef.name));
+    return undefined;
+  }
+
+  /** The rules a roleRef names, or the lookup error upstream reports. */
   roleRefRules(roleRef: RoleRef, namespace: string): { rules: readonly PolicyRule[] } | { error: string } {
-    if (roleRef.kind === 'ClusterRole') {
-      const rules = this.clusterRoles.get(roleRef.name);
-      return rules ? { rules } : { error: `clusterrole.rbac.authorization.k8s.io ${goQuote(roleRef.name)} not found` };
-    }
-    if (roleRef.kind === 'Role') {
-      const rules = namespace === '' ? undefined : this.roles.get(roleKey(namespace, roleRef.name));
-      return rules ? { rules } : { error: `role.rbac.authorization.k8s.io ${goQuote(roleRef.name)} not found` };
-    }
+    const rules = this.rulesOf(roleRef, namespace);
+    if (rules) return { rules };
+    if (roleRef.kind === 'ClusterRole') return { error: `clusterrole.rbac.authorization.k8s.io ${goQuote(roleRef.name)} not found` };
+    if (roleRef.kind === 'Role') return { error: `role.rbac.authorization.k8s.io ${goQuote(roleRef.name)} not found` };
     return { error: `unsupported role reference kind: ${goQuote(roleRef.kind)}` };
   }
 
-  /**
-   * Visits the grants that apply to `user`: cluster-wide first, then those of `namespace`.
-   * The visitor returns true to stop.
-   */
-  private visit(user: UserInfo, namespace: string, visitor: (grant: Grant, rules: readonly PolicyRule[] | null, error?: string) => boolean): void {
-    const keys = [userKey(user.name), ...user.groups.map(groupKey)];
-    const indexes: GrantIndex[] = [this.clusterGrants];
+  /** The grants that apply to `user`: cluster-wide first, then those of `namespace`; the user's own before its groups'. */
+  private *grantsOf(user: UserInfo, namespace: string): Generator<Grant> {
     const local = namespace === '' ? undefined : this.namespaceGrants.get(namespace);
-    if (local) indexes.push(local);
-    for (const index of indexes) {
-      for (const key of keys) {
-        const grants = index.get(key);
-        if (!grants) continue;
-        for (const grant of grants) {
-          const resolved = this.roleRefRules(grant.binding.roleRef, grant.binding.namespace);
-          if ('error' in resolved ? visitor(grant, null, resolved.error) : visitor(grant, resolved.rules)) return;
-        }
+    for (const index of local ? [this.clusterGrants, local] : [this.clusterGrants]) {
+      const own = index.users.get(user.name);
+      if (own) yield* own;
+      if (index.groups.size === 0) continue;
+      for (const group of user.groups) {
+        const grants = index.groups.get(group);
+        if (grants) yield* grants;
       }
     }
   }
 
   /** Allow with "RBAC: allowed by …", or no opinion (reason "" unless a referenced role is missing). Never deny. */
   authorize(attributes: Attributes): AuthorizationResult {
-    let allowedBy: string | null = null;
+    const { user, namespace } = attributes;
     const errors: string[] = [];
-    this.visit(attributes.user, attributes.namespace, (grant, rules, error) => {
-      if (error !== undefined) errors.push(error);
-      else if (rules && rulesAllow(attributes, rules)) allowedBy = describeGrant(grant);
-      return allowedBy !== null;
-    });
-    if (allowedBy !== null) return { decision: 'allow', reason: `RBAC: allowed by ${allowedBy}` };
+    const local = namespace === '' ? undefined : this.namespaceGrants.get(namespace);
+    for (let pass = 0; pass < 2; pass++) {
+      const index = pass === 0 ? this.clusterGrants : local;
+      if (!index) continue;
+      let grant = this.firstAllowing(index.users.get(user.name), attributes, errors);
+      for (let i = 0; !grant && i < user.groups.length && index.groups.size > 0; i++) {
+        grant = this.firstAllowing(index.groups.get(user.groups[i]!), attributes, errors);
+      }
+      if (grant) return { decision: 'allow', reason: grant.reason };
+    }
     return { decision: 'no-opinion', reason: errors.length ? `RBAC: ${aggregateMessage(errors)}` : '' };
+  }
+
+  private firstAllowing(grants: Set<Grant> | undefined, attributes: Attributes, errors: string[]): Grant | undefined {
+    if (!grants) return undefined;
+    for (const grant of grants) {
+      const rules = this.rulesOf(grant.binding.roleRef, grant.binding.namespace);
+      if (rules === undefined) errors.push((this.roleRefRules(grant.binding.roleRef, grant.binding.namespace) as { error: string }).error);
+      else if (rulesAllow(attributes, rules)) return grant;
+    }
+    return undefined;
   }
 
   /** Every PolicyRule that applies to `user` in `namespace`, and the resolution errors met on the way. */
   policyRulesFor(user: UserInfo, namespace: string): { rules: PolicyRule[]; errors: string[] } {
     const rules: PolicyRule[] = [];
     const errors: string[] = [];
-    this.visit(user, namespace, (_grant, found, error) => {
-      if (error !== undefined) errors.push(error);
-      else if (found) rules.push(...found);
-      return false;
-    });
+    for (const grant of this.grantsOf(user, namespace)) {
+      const resolved = this.roleRefRules(grant.binding.roleRef, grant.binding.namespace);
+      if ('error' in resolved) errors.push(resolved.error);
+      else rules.push(...resolved.rules);
+    }
     return { rules, errors };
   }
 

@@ -146,8 +146,11 @@ export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
   return compacted;
 }
 
+const plainText = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 /** Go's `%q` of a string. */
 export function goQuote(s: string): string {
+  if (plainText.test(s)) return `"${s}"`;
   let out = '"';
   for (const ch of s) {
     const code = ch.codePointAt(0)!;
