@@ -8,10 +8,34 @@
  */
 import { capabilitiesOf, createRegistry, type Registry } from './registry.js';
 import { aggregates } from './aggregates.js';
+import { arrays, sets } from './collections.js';
+import { encoding } from './encoding.js';
+import { globs } from './glob.js';
+import { graphs } from './graph.js';
+import { jsonPaths } from './jsonpaths.js';
 import { arithmetic, bits, comparisons, numbers } from './numbers.js';
+import { objects } from './objects.js';
+import { regex } from './regex.js';
+import { strings } from './strings.js';
 import { typeBuiltins } from './typenames.js';
 
-export const builtins: Registry = createRegistry([comparisons, arithmetic, bits, numbers, aggregates, typeBuiltins]);
+export const builtins: Registry = createRegistry([
+  comparisons,
+  arithmetic,
+  bits,
+  numbers,
+  aggregates,
+  typeBuiltins,
+  strings,
+  regex,
+  globs,
+  objects,
+  arrays,
+  sets,
+  jsonPaths,
+  encoding,
+  graphs,
+]);
 
 /** OPA's capabilities JSON for this build's builtins. */
 export function capabilities(): { builtins: unknown[] } {

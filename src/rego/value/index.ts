@@ -18,6 +18,7 @@ export {
   type Value,
   type ArrayValue,
   type TypeName,
+  type StringifyOptions,
   RegoObject,
   RegoSet,
   typeName,
@@ -31,4 +32,5 @@ export {
   parseJSON,
 } from './value.js';
 export * as num from './number.js';
+export { toRegoText, goQuote } from './text.js';
 export { BigNum, type RegoNumber, isNumber, parseNumber, numberText } from './number.js';

@@ -395,20 +395,42 @@ export function toJSON(v: Value): unknown {
   return Number((v as BigNum).toString());
 }
 
+export interface StringifyOptions {
+  /** Escape `<`, `>`, `&`, U+2028 and U+2029 as Go's encoding/json does (OPA's HTTP output). */
+  escapeHTML?: boolean;
+  /** Text starting every line after the first when indenting (Go's MarshalIndent prefix). */
+  prefix?: string;
+}
+
+const GO_ESCAPES: Record<string, string> = {
+  '<': '\\u003c',
+  '>': '\\u003e',
+  '&': '\\u0026',
+  '\u2028': '\\u2028',
+  '\u2029': '\\u2029',
+};
+
+function quoteJSON(s: string, escapeHTML: boolean): string {
+  const q = JSON.stringify(s);
+  return escapeHTML ? q.replace(/[<>&\u2028\u2029]/g, (c) => GO_ESCAPES[c]!) : q;
+}
+
 /**
  * Exact JSON text of a value. Object keys in sorted order (as OPA's output), sets as sorted
  * arrays, non-string keys as their JSON text. `indent` pretty-prints like JSON.stringify.
  */
-export function stringifyJSON(v: Value, indent?: number | string): string {
+export function stringifyJSON(v: Value, indent?: number | string, options: StringifyOptions = {}): string {
   const step = typeof indent === 'number' ? ' '.repeat(indent) : (indent ?? '');
+  const escapeHTML = options.escapeHTML ?? false;
+  const base = options.prefix ?? '';
   const out: string[] = [];
-  write(v, '');
+  write(v, base);
   return out.join('');
 
   function write(x: Value, pad: string): void {
     switch (typeof x) {
       case 'string':
-        out.push(JSON.stringify(x));
+        out.push(quoteJSON(x, escapeHTML));
         return;
       case 'boolean':
         out.push(x ? 'true' : 'false');
@@ -426,7 +448,7 @@ export function stringifyJSON(v: Value, indent?: number | string): string {
       return;
     }
     const inner = pad + step;
-    const nl = step ? '\n' : '';
+    const nl = step || base ? '\n' : '';
     if (Array.isArray(x) || x instanceof RegoSet) {
       const items: readonly Value[] = Array.isArray(x) ? x : (x as RegoSet).values();
       if (items.length === 0) {
@@ -447,12 +469,12 @@ export function stringifyJSON(v: Value, indent?: number | string): string {
       out.push('{}');
       return;
     }
-    const entries = obj.entries().map(([k, w]) => [typeof k === 'string' ? k : stringifyJSON(k), w] as const);
+    const entries = obj.entries().map(([k, w]) => [typeof k === 'string' ? k : stringifyJSON(k, undefined, options), w] as const);
     if (obj.entries().some(([k]) => typeof k !== 'string')) entries.sort((a, b) => compareStrings(a[0], b[0]));
     out.push('{' + nl);
     entries.forEach(([k, w], i) => {
       if (i > 0) out.push(',' + nl);
-      out.push(inner + JSON.stringify(k) + (step ? ': ' : ':'));
+      out.push(inner + quoteJSON(k, escapeHTML) + (nl ? ': ' : ':'));
       write(w, inner);
     });
     out.push(nl + pad + '}');
