@@ -63,7 +63,7 @@ const migrations: readonly string[] = [
      name TEXT PRIMARY KEY,
      value INTEGER NOT NULL
    ) STRICT;
-   INSERT INTO meta (name, value) VALUES ('revision', 1), ('compacted', 0);
+   INSERT INTO meta (name, value) VALUES ('compacted', 0);
    CREATE TABLE kv (
      key BLOB NOT NULL,
      mod_revision INTEGER NOT NULL,
@@ -108,9 +108,11 @@ class SqliteFile {
 
   constructor(readonly name: string, db: Database.Database) {
     this.db = db;
-    const meta = (key: string): number => (db.prepare('SELECT value FROM meta WHERE name = ?').pluck().get(key) as number);
-    this.revision = meta('revision');
-    this.compacted = meta('compacted');
+    this.compacted = db.prepare("SELECT value FROM meta WHERE name = 'compacted'").pluck().get() as number;
+    // Every write leaves a row at its revision, except a deletion that compaction has since removed;
+    // compaction keeps the revision it compacted at, so the larger of the two is the current one.
+    const newest = (db.prepare('SELECT max(mod_revision) FROM kv').pluck().get() as number | null) ?? 0;
+    this.revision = Math.max(1, newest, this.compacted);
     const columns = 'key, mod_revision, create_revision, version, value';
     const visibleAt = 'key >= @from AND key < @to AND mod_revision <= @revision AND (superseded IS NULL OR superseded > @revision) AND version > 0';
     this.#statements = {
@@ -129,7 +131,7 @@ class SqliteFile {
       ),
       supersede: db.prepare('UPDATE kv SET superseded = ? WHERE key = ? AND mod_revision = ?'),
       insert: db.prepare('INSERT INTO kv (key, mod_revision, sub, create_revision, version, value) VALUES (?, ?, ?, ?, ?, ?)'),
-      setMeta: db.prepare('UPDATE meta SET value = ? WHERE name = ?'),
+      setCompacted: db.prepare("UPDATE meta SET value = ? WHERE name = 'compacted'"),
       compact: db.prepare('DELETE FROM kv WHERE superseded <= @revision OR (version = 0 AND mod_revision <= @revision)'),
     };
     this.#commit = db.transaction((conditions: readonly Condition[], operations: readonly Operation[]) => this.#apply(conditions, operations));
@@ -144,10 +146,12 @@ class SqliteFile {
     const from = Buffer.from(start, 'utf8');
     const to = prefix === '' ? AFTER_ALL_KEYS : Buffer.from(prefixEnd(Buffer.from(prefix, 'utf8'))!);
     const current = revision === this.revision;
-    const rowLimit = limit === 0 ? -1 : limit;
+    // One row more than asked tells whether anything remains; only then are the rest counted.
+    const rowLimit = limit === 0 ? -1 : limit + 1;
     const rows = (current ? this.#statements.listLive.all(from, to, rowLimit) : this.#statements.listAt.all({ from, to, revision, limit: rowLimit })) as Row[];
     let remaining = 0;
-    if (limit !== 0 && rows.length === limit) {
+    if (limit !== 0 && rows.length > limit) {
+      rows.pop();
       const total = (current ? this.#statements.countLive.get(from, to) : this.#statements.countAt.get({ from, to, revision })) as number;
       remaining = total - rows.length;
     }
@@ -199,15 +203,13 @@ class SqliteFile {
         events.push(prev ? { type: 'put', kv, prevKv: prev, revision } : { type: 'put', kv, revision });
       }
     }
-    if (events.length === 0) return { revision: this.revision, events };
-    this.#statements.setMeta.run(revision, 'revision');
-    return { revision, events };
+    return { revision: events.length === 0 ? this.revision : revision, events };
   }
 
   compact(revision: number): void {
     this.db.transaction(() => {
       this.#statements.compact.run({ revision });
-      this.#statements.setMeta.run(revision, 'compacted');
+      this.#statements.setCompacted.run(revision);
     }).immediate();
     this.compacted = revision;
   }

@@ -73,7 +73,15 @@ describe('SQLite store file', () => {
     await seen.waitFor(2);
     assert.deepEqual(seen.summary(), [`put /b@${r1 + 2}`, `delete /b@${r1 + 3}`]);
     assert.equal((await second.put('/c', bytes('c'))).revision, revision + 1);
+    // The last write a deletion, and compacted away: the revision still survives a restart.
+    const { revision: deleted } = await second.delete('/c');
+    await second.compact(deleted);
     await second.close();
+    const third = await openStorage(`sqlite:${file}`);
+    assert.equal(await third.currentRevision(), deleted);
+    assert.equal(await third.compactedRevision(), deleted);
+    assert.equal((await third.put('/d', bytes('d'))).revision, deleted + 1);
+    await third.close();
   });
 
   it('keeps every acknowledged write when the writing process is killed with SIGKILL', async () => {
