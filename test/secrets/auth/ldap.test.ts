@@ -101,6 +101,27 @@ describe('ldap method against a real slapd', { skip }, () => {
     }
   });
 
+  test('a server that answers garbage (HTTP) is a 400, not a crash', async () => {
+    const garbage = net.createServer((socket) => socket.end('HTTP/1.1 400 Bad Request\r\ncontent-type: text/html\r\n\r\n<html>nope</html>'));
+    await new Promise<void>((resolve) => garbage.listen(0, '127.0.0.1', resolve));
+    try {
+      const t = await harness(ldapRegistration);
+      await t.call('write', 'config', { url: `ldap://127.0.0.1:${(garbage.address() as net.AddressInfo).port}`, userdn: PEOPLE_DN, userattr: 'uid', request_timeout: 1, connection_timeout: 1 });
+      await t.refuses('write', 'login/alice', { password: USERS.alice.password }, 400, ['ldap operation failed: failed to connect to LDAP server']);
+    } finally {
+      garbage.close();
+    }
+  });
+
+  test('filter and DN injection: special characters in the username match nobody', async () => {
+    await h.call('write', 'config', { binddn: SEARCH_BIND_DN, bindpass: SEARCH_BIND_PASSWORD });
+    await h.refuses('write', 'login/*', { password: USERS.alice.password }, 400, ['ldap operation failed: unable to retrieve user bind DN']);
+    await h.refuses('write', 'login/alice)(uid=*', { password: USERS.alice.password }, 400, ['ldap operation failed: unable to retrieve user bind DN']);
+    await h.call('write', 'config', { binddn: '', bindpass: '' });
+    await h.refuses('write', 'login/alice,ou=people', { password: USERS.alice.password }, 400, ['ldap operation failed: failed to bind as user']);
+    await h.call('write', 'config', { binddn: SEARCH_BIND_DN, bindpass: SEARCH_BIND_PASSWORD });
+  });
+
   test('lock-out after repeated wrong passwords', async () => {
     const t = await harness(ldapRegistration);
     await t.call('write', 'config', { url: slapd.url, userdn: PEOPLE_DN, userattr: 'uid' });

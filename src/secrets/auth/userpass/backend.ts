@@ -30,7 +30,7 @@ const readUser = (storage: StorageView, username: string) => getJSON<UserEntry>(
 
 export function userpassBackend(): FrameworkBackend {
   const lockout = new LoginLockout();
-  const token = tokenFields(['policies', 'ttl', 'max_ttl', 'bound_cidrs']);
+  const tokenSchemas = tokenFields(['policies', 'ttl', 'max_ttl', 'bound_cidrs']);
   const identity = {
     username: { type: 'lowercase-string', description: 'Username of the account.' },
     password: { type: 'string', description: 'Password of the account (stored as a bcrypt hash).' },
@@ -56,7 +56,7 @@ export function userpassBackend(): FrameworkBackend {
     },
     {
       pattern: `users/${USERNAME}`,
-      fields: { ...identity, ...token },
+      fields: { ...identity, ...tokenSchemas },
       existenceCheck: async (request, fields) => (await readUser(request.storage, fields.string('username'))) !== undefined,
       operations: {
         read: async (request, fields) => {
@@ -89,7 +89,7 @@ export function userpassBackend(): FrameworkBackend {
     },
     {
       pattern: `users/${USERNAME}/policies`,
-      fields: { username: identity.username, token_policies: token.token_policies! },
+      fields: { username: identity.username, token_policies: tokenSchemas.token_policies! },
       operations: {
         update: async (request, fields) => {
           const user = await requireUser(request, fields.string('username'));
