@@ -86,12 +86,15 @@ export class EtcdStorage implements Storage {
   /** Connects and checks that etcd answers; an UnavailableError names the endpoints when it does not. */
   static async open(endpoints: readonly string[], options: EtcdOptions): Promise<EtcdStorage> {
     checkPrefix(options.prefix);
-    if (options.prefix === '') throw new InvalidArgumentError('an etcd store needs a non-empty key prefix');
+    // With "/a" beside "/ab/", the first store's lists would include the second's keys.
+    if (!options.prefix.endsWith('/')) throw new InvalidArgumentError(`the key prefix of an etcd store must end with "/", not ${JSON.stringify(options.prefix)}`);
     const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
     const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
     const client = new Etcd3({
       hosts: endpoints.map((endpoint) => `http://${endpoint}`),
       dialTimeout: connectTimeoutMs,
+      // A whole list comes back in one message; gRPC's default cap of 4 MiB would refuse a big one.
+      grpcOptions: { 'grpc.max_receive_message_length': -1 },
       defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + requestTimeoutMs }),
     });
     const storage = new EtcdStorage(`etcd at ${endpoints.join(',')}`, client, options.prefix, connectTimeoutMs);

@@ -81,6 +81,6 @@ function parseEtcdUrl(url: string, rest: string): StorageLocation {
     if (name !== 'prefix') throw new InvalidArgumentError(`storage URL ${url}: unknown parameter ${JSON.stringify(name)} (only prefix)`);
   }
   const prefix = query.get('prefix') ?? DEFAULT_ETCD_PREFIX;
-  if (prefix === '') throw new InvalidArgumentError(`storage URL ${url}: the prefix must not be empty`);
+  if (!prefix.startsWith('/') || !prefix.endsWith('/')) throw new InvalidArgumentError(`storage URL ${url}: the prefix must start and end with "/"`);
   return { kind: 'etcd', endpoints, prefix };
 }

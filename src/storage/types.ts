@@ -99,6 +99,11 @@ export interface Watcher {
   close(): void;
 }
 
+/**
+ * Receives the events of one or more whole revisions, oldest first. The events are shared by every
+ * watcher of the store: read them, do not change them. A listener that throws is a bug; the
+ * exception surfaces as an uncaught exception, as from an event emitter.
+ */
 export type WatchListener = (events: readonly WatchEvent[]) => void;
 
 /**

@@ -24,7 +24,8 @@ describe('storage URLs', () => {
     ['etcd://localhost', 'storage URL etcd://localhost: "localhost" is not HOST:PORT'],
     ['etcd://h:1,h:99999', 'storage URL etcd://h:1,h:99999: "h:99999" is not HOST:PORT'],
     ['etcd://h:1?prefx=/a/', 'storage URL etcd://h:1?prefx=/a/: unknown parameter "prefx" (only prefix)'],
-    ['etcd://h:1?prefix=', 'storage URL etcd://h:1?prefix=: the prefix must not be empty'],
+    ['etcd://h:1?prefix=', 'storage URL etcd://h:1?prefix=: the prefix must start and end with "/"'],
+    ['etcd://h:1?prefix=/a', 'storage URL etcd://h:1?prefix=/a: the prefix must start and end with "/"'],
   ] as const) {
     it(`refuses ${url} with one line`, async () => {
       await assert.rejects(openStorage(url), (error: unknown) => {
