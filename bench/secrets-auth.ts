@@ -49,7 +49,7 @@ async function serve(kind: string): Promise<void> {
   const { rootToken } = await core.initDev();
   const server = await startSecretsServer({ core, logger: silentLogger(), host: '127.0.0.1', port: 0 });
   const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${server.url}/v1/${path}`, { method, headers: { 'X-Vault-Token': rootToken }, body: body && JSON.stringify(body) });
+    const response = await fetch(`${server.url}/v1/${path}`, { method, headers: { 'X-Vault-Token': rootToken }, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await response.text();
     if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
     return text ? JSON.parse(text) : undefined;
