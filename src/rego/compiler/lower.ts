@@ -48,7 +48,7 @@ export class Scope {
   /** A name as seen from a nested body. */
   private visible(name: string): number | undefined {
     const at = this.declaredAt.get(name);
-    if (at !== undefined && at > this.current) return this.parent?.visible(name);
+    if (at !== undefined && at >= this.current) return this.parent?.visible(name);
     return this.lookup(name);
   }
 
@@ -87,6 +87,7 @@ export class Lowerer {
     }
     for (const name of used) {
       if (name === '_' || scope.lookup(name) !== undefined || this.isGlobal(name)) continue;
+      if (this.r.builtinArity(name) !== undefined && !decl.has(name)) continue;
       scope.declare(name);
     }
     return scope;
@@ -94,11 +95,13 @@ export class Lowerer {
 
   body(body: A.Body, scope: Scope): Body {
     const out: Body = [];
+    const last = scope.current;
     for (const expr of body) {
       scope.current = expr.index;
       const e = this.expr(expr, scope);
       if (e) out.push(e);
     }
+    scope.current = Math.max(last, Number.MAX_SAFE_INTEGER);
     return out;
   }
 
@@ -208,7 +211,7 @@ export class Lowerer {
   }
 
   private with(w: A.With, scope: Scope): With {
-    const value = this.term(w.value, scope);
+    const value: Term = { k: 'val', v: null };
     const target = w.target;
     const g = this.globalPath(target);
     const name = refName(target) ?? '';
@@ -239,6 +242,7 @@ export class Lowerer {
         }
       }
     }
+    if (!out.replacement) out.value = this.term(w.value, scope);
     return out;
   }
 

@@ -1,4 +1,4 @@
-import { builtins, createBuiltinContext, invoke, invokeRelation, BuiltinError, type BuiltinContext } from '../builtins/index.js';
+import { builtins, createBuiltinContext, invoke, invokeRelation, BuiltinError, UnsupportedBuiltinError, type BuiltinContext } from '../builtins/index.js';
 import { RegoError } from '../errors.js';
 import type { Location } from '../syntax/ast.js';
 import { equals, keyOf, RegoObject, RegoSet, stringifyJSON, typeName, type Value } from '../value/index.js';
@@ -32,6 +32,13 @@ export interface TraceEvent {
 interface Mock {
   value?: Value;
   replacement?: Callee;
+}
+
+interface EvalContext {
+  input: Value | undefined;
+  overrides: Map<string, Value> | undefined;
+  mocks: Map<string, Mock> | undefined;
+  cache: Map<object, Value | typeof UNDEF>;
 }
 
 /** The sentinel cached for rule sets whose document is undefined. */
@@ -91,7 +98,7 @@ export class Evaluation {
     const e = body[i]!;
     const next = (): boolean => this.body(body, i + 1, f, k);
     if (this.trace) this.trace({ op: 'eval', text: e.text, loc: e.loc, depth: this.depth });
-    if (e.with) return this.withModifiers(e, e.with, f, () => this.expr(e, f, next));
+    if (e.with) return this.withModifiers(e, e.with, f, next);
     return this.expr(e, f, next);
   }
 
@@ -162,34 +169,54 @@ export class Evaluation {
 
   // ---- with ----
 
+  /**
+   * Evaluates an expression under its `with` modifiers. The modified input, data and functions
+   * (and a fresh rule cache) hold only while the expression itself is evaluated: the continuation
+   * runs in the outer context.
+   */
   private withModifiers(e: Expr, mods: With[], f: Frame, k: K): boolean {
     return this.terms(
       mods.map((m) => m.value),
       f,
       (values) => {
-        const saved = { input: this.input, overrides: this.dataOverrides, mocks: this.mocks, cache: this.cache };
+        const outer = this.context();
+        let input = this.input;
+        let overrides = this.dataOverrides ? new Map(this.dataOverrides) : undefined;
+        let mocks = this.mocks ? new Map(this.mocks) : undefined;
+        mods.forEach((m, i) => {
+          const v = values[i]!;
+          if (m.kind === 'input') input = m.path.length === 0 ? v : setIn(input, m.path, v);
+          else if (m.kind === 'data') (overrides ??= new Map()).set(m.path.join('\u0000'), v);
+          else (mocks ??= new Map()).set(m.name, m.replacement ? { replacement: m.replacement } : { value: v });
+        });
+        const inner: EvalContext = { input, overrides, mocks, cache: new Map() };
+        this.restore(inner);
         try {
-          let overrides = this.dataOverrides ? new Map(this.dataOverrides) : undefined;
-          let mocks = this.mocks ? new Map(this.mocks) : undefined;
-          mods.forEach((m, i) => {
-            const v = values[i]!;
-            if (m.kind === 'input') this.input = m.path.length === 0 ? v : setIn(this.input, m.path, v);
-            else if (m.kind === 'data') (overrides ??= new Map()).set(m.path.join('\u0000'), v);
-            else (mocks ??= new Map()).set(m.name, m.replacement ? { replacement: m.replacement } : { value: v });
+          return this.expr(e, f, () => {
+            const current = this.context();
+            this.restore(outer);
+            try {
+              return k();
+            } finally {
+              this.restore(current);
+            }
           });
-          this.dataOverrides = overrides;
-          this.mocks = mocks;
-          this.cache = new Map();
-          void e;
-          return k();
         } finally {
-          this.input = saved.input;
-          this.dataOverrides = saved.overrides;
-          this.mocks = saved.mocks;
-          this.cache = saved.cache;
+          this.restore(outer);
         }
       },
     );
+  }
+
+  private context(): EvalContext {
+    return { input: this.input, overrides: this.dataOverrides, mocks: this.mocks, cache: this.cache };
+  }
+
+  private restore(c: EvalContext): void {
+    this.input = c.input;
+    this.dataOverrides = c.overrides;
+    this.mocks = c.mocks;
+    this.cache = c.cache;
   }
 
   // ---- terms ----
@@ -298,7 +325,7 @@ export class Evaluation {
   }
 
   /** Walks a plain value along a path; unbound variables in the path iterate. */
-  private walk(v: Value, path: readonly Term[], i: number, f: Frame, k: KV): boolean {
+  private walk(v: Value, path: readonly Term[], i: number, f: Frame, k: KV, baseDoc = false): boolean {
     while (i < path.length) {
       const p = path[i]!;
       let key: Value | undefined;
@@ -325,7 +352,9 @@ export class Evaluation {
           return child !== undefined && this.walk(child, path, i + 1, f, k);
         });
       }
-      const child = lookup(v, key);
+      let child = lookup(v, key);
+      // Base documents are JSON: a number key finds the object member named by its text.
+      if (child === undefined && baseDoc && typeof key === 'number' && v instanceof RegoObject) child = v.get(String(key));
       if (child === undefined) return false;
       v = child;
       i++;
@@ -380,7 +409,7 @@ export class Evaluation {
       const c = lookup(v, key);
       return c !== undefined && this.walk(c, path, i + 1, f, k);
     }
-    if (childBase !== undefined) return this.walk(childBase, path, i + 1, f, k);
+    if (childBase !== undefined) return this.walk(childBase, path, i + 1, f, k, true);
     if (this.dataOverrides) {
       const o = this.dataOverrides.get([...node.path, key].join('\u0000'));
       if (o !== undefined) return this.walk(o, path, i + 1, f, k);
@@ -571,7 +600,24 @@ export class Evaluation {
       const mock = this.mocks.get(fn.name);
       if (mock) {
         if (mock.value !== undefined) return k(mock.value);
-        if (mock.replacement) fn = mock.replacement;
+        if (mock.replacement) {
+          // The replacement runs with the mock lifted, so it may call the function it replaces.
+          const mocks = this.mocks;
+          const lifted = new Map(mocks);
+          lifted.delete(fn.name);
+          this.mocks = lifted.size ? lifted : undefined;
+          const saved = this.cache;
+          this.cache = new Map();
+          let results: Value[] = [];
+          try {
+            this.call(mock.replacement, args, loc, (v) => (results.push(v), false));
+          } finally {
+            this.mocks = mocks;
+            this.cache = saved;
+          }
+          for (const v of results) if (k(v)) return true;
+          return false;
+        }
       }
     }
     if (fn.k === 'func') {
@@ -636,7 +682,9 @@ export class Evaluation {
       return v !== undefined && k(v);
     } catch (e) {
       if (e instanceof BuiltinError) {
-        if (e.fatal || this.ctx.strictBuiltinErrors) throw new RegoError(e.code, e.message, loc);
+        // As OPA: with strict builtin errors off, a failing call (bad operand types included) is
+        // undefined; only builtins this build cannot run fail loudly either way.
+        if (this.ctx.strictBuiltinErrors || e instanceof UnsupportedBuiltinError) throw new RegoError(e.code, e.message, loc);
         return false;
       }
       throw e;

@@ -563,15 +563,9 @@ class Parser {
   private array(location: Location): Term {
     this.expect('[');
     if (this.accept(']')) return { type: 'array', value: [], location };
-    const start = this.pos;
-    let first = this.termIn(true);
-    if (this.isPunct('|')) {
-      const body = this.tryComprehensionBody(']');
-      if (body) return { type: 'arraycomprehension', value: { term: first, body }, location };
-      this.pos = start;
-      first = this.termIn();
-    }
-    const items = [first];
+    const comprehension = this.tryComprehension(']', false);
+    if (comprehension) return { type: 'arraycomprehension', value: { term: comprehension.head, body: comprehension.body }, location };
+    const items = [this.termIn()];
     while (this.accept(',')) {
       if (this.isPunct(']')) break;
       items.push(this.termIn());
@@ -580,21 +574,43 @@ class Parser {
     return { type: 'array', value: items, location };
   }
 
+  /**
+   * `[x | body]`, `{x | body}`, `{k: v | body}`: as OPA, a comprehension's head is a primary term
+   * (parenthesise an infix expression); anything else is a collection literal. Returns undefined
+   * (position restored) when the text is not a comprehension.
+   */
+  private tryComprehension(closer: string, keyed: boolean): { head: Term; value?: Term; body: Body } | undefined {
+    const save = this.pos;
+    try {
+      const head = this.term();
+      let value: Term | undefined;
+      if (keyed) {
+        if (!this.accept(':')) throw new RegoError('rego_parse_error', 'not keyed');
+        value = this.term();
+      }
+      if (this.isPunct('|')) {
+        const body = this.tryComprehensionBody(closer);
+        if (body) return value ? { head, value, body } : { head, body };
+      }
+    } catch (error) {
+      if (!(error instanceof RegoError)) throw error;
+    }
+    this.pos = save;
+    return undefined;
+  }
+
   private braces(location: Location): Term {
     this.expect('{');
     if (this.accept('}')) return { type: 'object', value: [], location };
-    const start = this.pos;
-    let first = this.termIn(true);
+    const objectComprehension = this.tryComprehension('}', true);
+    if (objectComprehension) {
+      return { type: 'objectcomprehension', value: { key: objectComprehension.head, value: objectComprehension.value!, body: objectComprehension.body }, location };
+    }
+    const setComprehension = this.tryComprehension('}', false);
+    if (setComprehension) return { type: 'setcomprehension', value: { term: setComprehension.head, body: setComprehension.body }, location };
+    const first = this.termIn();
     if (this.accept(':')) {
-      const valueStart = this.pos;
-      let firstValue = this.termIn(true);
-      if (this.isPunct('|')) {
-        const body = this.tryComprehensionBody('}');
-        if (body) return { type: 'objectcomprehension', value: { key: first, value: firstValue, body }, location };
-        this.pos = valueStart;
-        firstValue = this.termIn();
-      }
-      const pairs: Array<[Term, Term]> = [[first, firstValue]];
+      const pairs: Array<[Term, Term]> = [[first, this.termIn()]];
       while (this.accept(',')) {
         if (this.isPunct('}')) break;
         const k = this.termIn();
@@ -603,12 +619,6 @@ class Parser {
       }
       this.expect('}');
       return { type: 'object', value: pairs, location };
-    }
-    if (this.isPunct('|')) {
-      const body = this.tryComprehensionBody('}');
-      if (body) return { type: 'setcomprehension', value: { term: first, body }, location };
-      this.pos = start;
-      first = this.termIn();
     }
     const items = [first];
     while (this.accept(',')) {
