@@ -2,9 +2,12 @@
  * Decisions per second and latency of the policy engine over loopback HTTP, for the seed's
  * `httpapi.authz` policy (`POST /v1/data/httpapi/authz`), beside a bare node:http server that
  * answers a fixed `{"result":{"allow":true}}`, measured in the same run with autocannon. Each server
- * runs in its own process; the load generator runs here. Prints both and the ratio (target ≥ 0.70).
+ * runs in its own process; the load generator runs here. The servers are measured in alternating
+ * rounds, so that load from elsewhere on the machine falls on both alike. Prints both and the ratio
+ * (target ≥ 0.70), and for diagnosis the same fixed answer from our HTTP plumbing
+ * (src/common/http.ts, fastify) without evaluation.
  *
- *   npx tsx bench/policy-server.ts [--duration 10] [--connections 16]
+ *   npx tsx bench/policy-server.ts [--rounds 4] [--duration 5] [--connections 16]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -46,6 +49,14 @@ function arg(name: string, fallback: number): number {
 
 /** Child mode: serve, print the URL on stdout. */
 async function serve(kind: string): Promise<void> {
+  if (kind === 'plumbing') {
+    const { createHttpServer, listen } = await import('../src/common/http.js');
+    const { silentLogger } = await import('../src/common/log.js');
+    const server = createHttpServer({ logger: silentLogger(), errorResponse: () => ({ statusCode: 500, body: '' }) });
+    server.post('/v1/data/*', (_request, reply) => reply.code(200).header('content-type', 'application/json').send(Buffer.from(FIXED)));
+    process.stdout.write(`${(await listen(server, { host: '127.0.0.1', port: 0 })).url}\n`);
+    return;
+  }
   if (kind === 'bare') {
     const server = createServer((request, response) => {
       request.resume();
@@ -78,42 +89,62 @@ function start(kind: string): Promise<{ child: ChildProcess; url: string }> {
   });
 }
 
-async function measure(url: string, path: string, duration: number, connections: number): Promise<AutocannonResult> {
-  const options = { url: url + path, method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY, connections, pipelining: 1 };
-  await autocannon({ ...options, duration: 2 }); // warm-up (JIT, prepared queries)
-  return autocannon({ ...options, duration });
+async function measure(url: string, duration: number, connections: number): Promise<AutocannonResult> {
+  return autocannon({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY, connections, pipelining: 1, duration });
+}
+
+interface Totals {
+  requests: number;
+  seconds: number;
+  p50: number[];
+  p99: number[];
+  failures: number;
 }
 
 async function main(): Promise<void> {
-  const duration = arg('--duration', 10);
+  const rounds = arg('--rounds', 4);
+  const duration = arg('--duration', 5);
   const connections = arg('--connections', 16);
-  const check = await start('engine');
-  const probe = await fetch(`${check.url}/v1/data/httpapi/authz`, { method: 'POST', body: BODY });
-  const answer = await probe.text();
-  check.child.kill();
-  if (answer !== FIXED) throw new Error(`the engine answered ${JSON.stringify(answer)}, not ${JSON.stringify(FIXED)}`);
-
-  const results: Record<string, AutocannonResult> = {};
-  for (const kind of ['bare', 'engine'] as const) {
-    const server = await start(kind);
-    try {
-      results[kind] = await measure(server.url, kind === 'bare' ? '/' : '/v1/data/httpapi/authz', duration, connections);
-    } finally {
-      server.child.kill();
+  const kinds = ['bare', 'plumbing', 'engine'] as const;
+  const servers = new Map<string, { child: ChildProcess; url: string }>();
+  try {
+    for (const kind of kinds) servers.set(kind, await start(kind));
+    const engineUrl = `${servers.get('engine')!.url}/v1/data/httpapi/authz`;
+    const answer = await (await fetch(engineUrl, { method: 'POST', body: BODY })).text();
+    if (answer !== FIXED) throw new Error(`the engine answered ${JSON.stringify(answer)}, not ${JSON.stringify(FIXED)}`);
+    const target = (kind: string) => (kind === 'engine' ? engineUrl : `${servers.get(kind)!.url}/v1/data/httpapi/authz`);
+    for (const kind of kinds) await measure(target(kind), 2, connections); // warm-up (JIT, prepared queries)
+    const totals = new Map<string, Totals>(kinds.map((k) => [k, { requests: 0, seconds: 0, p50: [], p99: [], failures: 0 }]));
+    for (let round = 0; round < rounds; round++) {
+      for (const kind of kinds) {
+        const r = await measure(target(kind), duration, connections);
+        const t = totals.get(kind)!;
+        t.requests += r.requests.total;
+        t.seconds += duration;
+        t.p50.push(r.latency.p50);
+        t.p99.push(r.latency.p99);
+        t.failures += r.non2xx + r.errors;
+      }
     }
+    const rate = (k: string) => totals.get(k)!.requests / totals.get(k)!.seconds;
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const line = (label: string, k: string) => {
+      const t = totals.get(k)!;
+      return `${label.padEnd(40)} ${rate(k).toFixed(0).padStart(7)} decisions/s   p50 ${median(t.p50).toFixed(2)} ms   p99 ${median(t.p99).toFixed(2)} ms   (${t.requests} requests, ${t.failures} failed)`;
+    };
+    process.stdout.write(
+      [
+        `policy-server: ${rounds} alternating rounds of ${duration}s per server, ${connections} connections, POST ${BODY.length}-byte input; node ${process.version}, ${os.availableParallelism()} CPUs, load ${os.loadavg()[0]!.toFixed(1)}`,
+        line('bare node:http, fixed answer', 'bare'),
+        line('our HTTP plumbing, fixed answer', 'plumbing'),
+        line('policy engine, httpapi.authz decision', 'engine'),
+        `ratio engine/bare: ${(rate('engine') / rate('bare')).toFixed(2)} (target >= 0.70); plumbing/bare: ${(rate('plumbing') / rate('bare')).toFixed(2)}`,
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    for (const { child } of servers.values()) child.kill();
   }
-  const line = (label: string, r: AutocannonResult) =>
-    `${label.padEnd(34)} ${r.requests.average.toFixed(0).padStart(7)} req/s   p50 ${r.latency.p50.toFixed(2)} ms   p99 ${r.latency.p99.toFixed(2)} ms   (${r.requests.total} requests, ${r.non2xx} non-2xx, ${r.errors} errors)`;
-  const ratio = results.engine!.requests.average / results.bare!.requests.average;
-  process.stdout.write(
-    [
-      `policy-server: ${duration}s per server, ${connections} connections, POST ${BODY.length}-byte input; node ${process.version}, ${os.availableParallelism()} CPUs`,
-      line('bare node:http (fixed answer)', results.bare!),
-      line('policy engine (httpapi.authz)', results.engine!),
-      `ratio engine/bare: ${ratio.toFixed(2)} (target >= 0.70)`,
-      '',
-    ].join('\n'),
-  );
 }
 
 const serveIndex = process.argv.indexOf('--serve');

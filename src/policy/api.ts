@@ -63,8 +63,9 @@ export function registerApi(server: FastifyInstance, options: ApiOptions): void 
       url: route.url,
       config: { handler: route.handler },
       handler: (request, reply) => {
-        const handle = route.methods[request.method as Method];
-        if (!handle) return reply.code(405).send('');
+        // As Go's router: a GET route answers HEAD too; other methods get an empty 405.
+        const handle = route.methods[(request.method === 'HEAD' ? 'GET' : request.method) as Method];
+        if (!handle) return reply.code(405).send();
         return handle(request, reply);
       },
     });

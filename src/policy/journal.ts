@@ -8,6 +8,8 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import path from 'node:path';
 import { StartupError } from '../common/errors.js';
 import { isObject, type JsonObject } from './data-tree.js';
+import { parseJson } from './json.js';
+import { toJson } from './requests.js';
 import type { ModuleSourceRecord, StoreJournal } from './store.js';
 
 export class FileJournal implements StoreJournal {
@@ -31,7 +33,7 @@ export class FileJournal implements StoreJournal {
     if (text !== undefined) {
       let parsed: unknown;
       try {
-        parsed = JSON.parse(text);
+        parsed = parseJson(text);
       } catch {
         throw new StartupError(`${dataFile}: not valid JSON; move it aside to start with empty data`);
       }
@@ -50,7 +52,7 @@ export class FileJournal implements StoreJournal {
   }
 
   async putData(data: JsonObject): Promise<void> {
-    await atomicWrite(path.join(this.dir, 'data.json'), JSON.stringify(data));
+    await atomicWrite(path.join(this.dir, 'data.json'), toJson(data, false));
   }
 
   private policyFile(id: string): string {

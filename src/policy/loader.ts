@@ -9,6 +9,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { StartupError } from '../common/errors.js';
 import { isObject, type Json, type JsonObject } from './data-tree.js';
+import { parseJson } from './json.js';
 import type { LoadedBundleState, ModuleSourceRecord } from './store.js';
 import { readTarGz, TarError, type TarEntry } from './tar.js';
 
@@ -75,7 +76,7 @@ async function loadFile(file: string, dataPath: string[], out: LoadedFiles, expl
 
 function parseDataFile(text: string, yaml: boolean, file: string): Json {
   try {
-    return (yaml ? parseYaml(text) : JSON.parse(text)) as Json;
+    return (yaml ? parseYaml(text) : parseJson(text)) as Json;
   } catch (error) {
     throw new StartupError(`${file}: ${(error as Error).message.split('\n')[0]}`);
   }

@@ -7,6 +7,7 @@ import { gunzipSync } from 'node:zlib';
 import { parse as parseYaml } from 'yaml';
 import type { FastifyReply, FastifyRequest } from '../common/http.js';
 import { ApiError, Message } from './errors.js';
+import { parseJson } from './json.js';
 
 /** The request body, gunzipped when `Content-Encoding: gzip` (bounded by `gzipLimit`). */
 export function bodyBytes(request: FastifyRequest, gzipLimit: number): Buffer {
@@ -30,7 +31,7 @@ export function isYaml(request: FastifyRequest): boolean {
 export function parseDocument(bytes: Buffer, yaml: boolean, what: string): unknown {
   const text = bytes.toString('utf8');
   try {
-    return yaml ? parseYaml(text) : JSON.parse(text);
+    return yaml ? parseYaml(text) : parseJson(text);
   } catch (error) {
     throw ApiError.badRequest(`${what}: ${(error as Error).message.split('\n')[0]}`);
   }

@@ -61,8 +61,10 @@ test('--set default_decision and decision_logs.console take effect', async () =>
     const base = listening.exec(await waitForOutput(child, listening))![1]!;
     const reply = await call(base, 'POST', '/', '{"name": "world"}');
     assert.equal(reply.text, '{"hello":"world"}\n');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const entry = stderr.split('\n').filter((l) => l.includes('"Decision Log"')).map((l) => JSON.parse(l))[0];
+    // The decision log line reaches our pipe shortly after the reply.
+    const logged = () => stderr.split('\n').filter((l) => l.includes('"Decision Log"'));
+    for (let i = 0; i < 100 && logged().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    const entry = JSON.parse(logged()[0]!);
     assert.equal(entry.path, 'entry/decide');
     assert.deepEqual(entry.result, { hello: 'world' });
   } finally {
