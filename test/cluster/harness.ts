@@ -4,6 +4,7 @@
  * admin (client certificate in system:masters) and for each user.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { silentLogger } from '../../src/common/log.js';
@@ -78,4 +79,43 @@ export async function startTestCluster(options: { storage?: Storage; modes?: str
       if (!options.dir) await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+export interface HttpAnswer {
+  readonly status: number;
+  readonly headers: import('node:http').IncomingHttpHeaders;
+  readonly text: string;
+  json(): any;
+}
+
+/** One HTTPS request to the test server, verifying its certificate against the cluster CA. */
+export function call(
+  cluster: Pick<TestCluster, 'url' | 'ca'>,
+  method: string,
+  path: string,
+  options: { token?: string; basic?: [string, string]; body?: unknown; contentType?: string; headers?: Record<string, string | string[]>; cert?: { cert: string; key: string } } = {},
+): Promise<HttpAnswer> {
+  const url = new URL(path, cluster.url);
+  const headers: Record<string, string | string[]> = { ...(options.headers ?? {}) };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.basic) headers.authorization = `Basic ${Buffer.from(options.basic.join(':')).toString('base64')}`;
+  let payload: Buffer | undefined;
+  if (options.body !== undefined) {
+    payload = Buffer.isBuffer(options.body) ? options.body : Buffer.from(typeof options.body === 'string' ? options.body : JSON.stringify(options.body));
+    headers['content-type'] = options.contentType ?? 'application/json';
+    headers['content-length'] = String(payload.length);
+  }
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(url, { method, headers, ca: cluster.ca, ...(options.cert ?? {}) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
 }
