@@ -1,0 +1,55 @@
+/** Reading a secret from the terminal without echo (or one line from a pipe). */
+import { createInterface } from 'node:readline';
+
+let pipedLines: string[] | undefined;
+
+async function readPipedLine(input: NodeJS.ReadableStream): Promise<string> {
+  if (!pipedLines) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of input) chunks.push(Buffer.from(chunk as Buffer));
+    pipedLines = Buffer.concat(chunks).toString('utf8').split(/\r?\n/);
+  }
+  return pipedLines.shift() ?? '';
+}
+
+/** Ask `question` on stderr and read an answer that is not echoed. */
+export async function promptHidden(question: string, input: NodeJS.ReadStream = process.stdin, output: NodeJS.WritableStream = process.stderr): Promise<string> {
+  output.write(question);
+  if (!input.isTTY) {
+    const line = await readPipedLine(input);
+    output.write('\n');
+    return line.trim();
+  }
+  return new Promise((resolve, reject) => {
+    let answer = '';
+    input.setRawMode(true);
+    input.resume();
+    input.setEncoding('utf8');
+    const done = (error?: Error) => {
+      input.setRawMode(false);
+      input.pause();
+      input.off('data', onData);
+      output.write('\n');
+      if (error) reject(error);
+      else resolve(answer.trim());
+    };
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === '\r' || ch === '\n') return done();
+        if (ch === '\u0003') return done(new Error('interrupted'));
+        if (ch === '\u007f' || ch === '\b') answer = answer.slice(0, -1);
+        else answer += ch;
+      }
+    };
+    input.on('data', onData);
+  });
+}
+
+/** Read all of standard input (for `-` arguments). */
+export async function readStdin(input: NodeJS.ReadableStream = process.stdin): Promise<string> {
+  if (pipedLines) return pipedLines.splice(0).join('\n');
+  const rl = createInterface({ input });
+  const lines: string[] = [];
+  for await (const line of rl) lines.push(line);
+  return lines.join('\n');
+}
