@@ -1,5 +1,6 @@
 import type { ServiceModule } from './service.js';
 import { policyService } from '../policy/cli.js';
+import { secretsService } from '../secrets/cli.js';
 import { clusterService } from '../cluster/cli.js';
 import { syncService } from '../sync/cli.js';
 
@@ -10,6 +11,7 @@ import { syncService } from '../sync/cli.js';
  */
 export const services: readonly ServiceModule[] = [
   policyService,
+  secretsService,
   clusterService,
   syncService,
 ];
