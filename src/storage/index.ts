@@ -3,7 +3,8 @@
  *
  *   memory:                                  in this process only (tests)
  *   sqlite:PATH                              one SQLite file (the embedded default); created when absent
- *   etcd://HOST:PORT[,HOST:PORT…][?prefix=P] an etcd v3 cluster; every key lives under prefix P (default "/portcullis/")
+ *   etcd://HOST:PORT[,HOST:PORT…][?prefix=P] an etcd v3 cluster; every key lives under prefix P (default
+ *                                            "/portcullis/"; a "/" is added to a prefix that lacks one)
  *
  * Failures to open are StorageErrors whose message is one line naming what and where (the command
  * line prints it as is and exits 1). Opening never overwrites or recreates anything that exists.
@@ -81,6 +82,7 @@ function parseEtcdUrl(url: string, rest: string): StorageLocation {
     if (name !== 'prefix') throw new InvalidArgumentError(`storage URL ${url}: unknown parameter ${JSON.stringify(name)} (only prefix)`);
   }
   const prefix = query.get('prefix') ?? DEFAULT_ETCD_PREFIX;
-  if (!prefix.startsWith('/') || !prefix.endsWith('/')) throw new InvalidArgumentError(`storage URL ${url}: the prefix must start and end with "/"`);
-  return { kind: 'etcd', endpoints, prefix };
+  if (prefix === '') throw new InvalidArgumentError(`storage URL ${url}: the prefix must not be empty`);
+  // "/registry" means the keys under "/registry/": never those of a neighbour "/registry2/".
+  return { kind: 'etcd', endpoints, prefix: prefix.endsWith('/') ? prefix : `${prefix}/` };
 }

@@ -14,6 +14,7 @@ describe('storage URLs', () => {
       endpoints: ['a.example:2379', '[::1]:22379'],
       prefix: '/secrets/',
     });
+    assert.deepEqual(parseStorageUrl(`etcd://h:1?prefix=${encodeURIComponent('/registry')}`), { kind: 'etcd', endpoints: ['h:1'], prefix: '/registry/' });
   });
 
   for (const [url, message] of [
@@ -24,8 +25,7 @@ describe('storage URLs', () => {
     ['etcd://localhost', 'storage URL etcd://localhost: "localhost" is not HOST:PORT'],
     ['etcd://h:1,h:99999', 'storage URL etcd://h:1,h:99999: "h:99999" is not HOST:PORT'],
     ['etcd://h:1?prefx=/a/', 'storage URL etcd://h:1?prefx=/a/: unknown parameter "prefx" (only prefix)'],
-    ['etcd://h:1?prefix=', 'storage URL etcd://h:1?prefix=: the prefix must start and end with "/"'],
-    ['etcd://h:1?prefix=/a', 'storage URL etcd://h:1?prefix=/a: the prefix must start and end with "/"'],
+    ['etcd://h:1?prefix=', 'storage URL etcd://h:1?prefix=: the prefix must not be empty'],
   ] as const) {
     it(`refuses ${url} with one line`, async () => {
       await assert.rejects(openStorage(url), (error: unknown) => {
