@@ -3,7 +3,7 @@
  * M's create handlers call them and answer 201. They share the server's authenticator and
  * authorizer, so `kubectl auth can-i` / `whoami` see exactly what requests see.
  */
-import type { Authenticator, UserInfo } from '../authn/types.js';
+import { Anonymous, type Authenticator, type UserInfo } from '../authn/types.js';
 import type { Attributes, Authorizer, RuleResolver } from './types.js';
 
 type Json = Record<string, unknown>;
@@ -190,7 +190,8 @@ export async function reviewToken(body: object, authenticator: Authenticator): P
   let status: Json;
   try {
     const result = await authenticator.authenticate({ headers: { authorization: `Bearer ${token}` }, ...(audiences.length ? { audiences } : {}) });
-    status = result
+    // Only a token authenticator may vouch for the token; the anonymous fallback never does.
+    status = result && result.user.name !== Anonymous
       ? { authenticated: true, user: userInfoJson(result.user), ...(audiences.length ? { audiences: [...(result.audiences ?? audiences)] } : {}) }
       : { authenticated: false, user: {} };
   } catch (error) {

@@ -98,6 +98,8 @@ test('TokenReview and SelfSubjectReview shapes', async () => {
     status: { authenticated: true, user: { username: 'jane', uid: '42', groups: ['devs', 'system:authenticated'] } },
   });
   assert.deepEqual(((await reviewToken({ spec: { token: 'bad' } }, authenticator)) as { status: object }).status, { authenticated: false, user: {}, error: 'invalid bearer token' });
+  const anonymousOnly: Authenticator = { authenticate: async () => ({ user: { name: 'system:anonymous', groups: ['system:unauthenticated'] } }) };
+  assert.deepEqual(((await reviewToken({ spec: { token: 'any' } }, anonymousOnly)) as { status: object }).status, { authenticated: false, user: {} });
   await assert.rejects(reviewToken({ spec: {} }, authenticator), (e: unknown) => e instanceof BadReviewRequestError && e.message === 'token is required for TokenReview in authentication');
   assert.deepEqual(selfSubjectReview({ name: 'jane', groups: ['system:authenticated'], extra: { k: ['v'] } }, 'authentication.k8s.io/v1beta1'), {
     kind: 'SelfSubjectReview',
