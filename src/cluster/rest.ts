@@ -65,7 +65,8 @@ export class ResourceHandlers {
       throw pathNotFound();
     }
     if (!type.namespaced && info.namespace !== '' && type.resource !== 'namespaces') throw pathNotFound();
-    const name = this.urlName(request, type);
+    const name = this.urlName(request);
+    if (name === '' && (verb === 'update' || verb === 'patch')) throw methodNotSupported(type, verb);
     const namespace = type.namespaced ? info.namespace : '';
     switch (verb) {
       case 'get':
@@ -89,11 +90,9 @@ export class ResourceHandlers {
   }
 
   /** The object name from the URL (RequestInfo's name may come from a `metadata.name=` field selector). */
-  private urlName(request: ApiRequest, type: ResourceType): string {
+  private urlName(request: ApiRequest): string {
     const { info } = request;
-    if (info.verb === 'list' || info.verb === 'watch' || info.verb === 'create' || info.verb === 'deletecollection') return '';
-    if (type.resource === 'namespaces') return info.name;
-    return info.name;
+    return ['list', 'watch', 'create', 'deletecollection'].includes(info.verb) ? '' : info.name;
   }
 
   private writeContext(request: ApiRequest, subresource?: string): WriteContext {
@@ -220,7 +219,7 @@ export class ResourceHandlers {
   }
 
   private send(request: ApiRequest, code: number, body: unknown): unknown {
-    return request.reply.code(code).header('content-type', 'application/json').send(JSON.stringify(body));
+    return request.reply.code(code).header('content-type', 'application/json').send(Buffer.from(JSON.stringify(body)));
   }
 
   // ---- subresources ----

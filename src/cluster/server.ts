@@ -115,7 +115,7 @@ export async function startClusterServer(options: ClusterServerOptions, where: L
 
 function createApiServer(options: ClusterServerOptions, pipeline: Pipeline, resources: ResourceTable, handlers: ResourceHandlers): FastifyInstance {
   const bodyLimit = options.bodyLimit ?? MAX_REQUEST_BODY;
-  const server = createHttpServer({ logger: options.logger, tls: options.tls, bodyLimit, errorResponse: (error) => toStatusResponse(error, bodyLimit, options.logger) });
+  const server = createHttpServer({ logger: options.logger, tls: options.tls, bodyLimit, errorResponse: (error) => toStatusResponse(error, bodyLimit) });
   const discovery = buildDiscovery(resources);
   const openapi = buildOpenApiV3(resources, SERVER_VERSION.gitVersion);
   server.route({
@@ -178,7 +178,7 @@ const HEALTH_CHECKS = ['ping', 'log', 'etcd', 'poststarthook/rbac/bootstrap-role
 async function nonResource(info: RequestInfo, url: URL, request: FastifyRequest, reply: FastifyReply, discovery: DiscoveryDocuments, openapi: OpenApiV3): Promise<unknown> {
   if (request.method !== 'GET' && request.method !== 'HEAD') throw pathNotFound();
   const path = info.path.replace(/\/+$/, '') || '/';
-  const json = (body: unknown, type = 'application/json') => reply.code(200).header('content-type', type).send(JSON.stringify(body));
+  const json = (body: unknown, type = 'application/json') => reply.code(200).header('content-type', type).send(Buffer.from(JSON.stringify(body)));
   if (path === '/version') return json(SERVER_VERSION);
   const health = /^\/(healthz|livez|readyz)(?:\/(.+))?$/.exec(path);
   if (health) {
@@ -186,7 +186,7 @@ async function nonResource(info: RequestInfo, url: URL, request: FastifyRequest,
     if (check && !HEALTH_CHECKS.includes(check)) throw pathNotFound();
     const verbose = url.searchParams.has('verbose');
     const text = check ? 'ok' : verbose ? `${HEALTH_CHECKS.map((c) => `[+]${c} ok`).join('\n')}\n${health[1]} check passed\n` : 'ok';
-    return reply.code(200).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(text);
+    return reply.code(200).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(Buffer.from(text));
   }
   const aggregated = aggregatedVersionAccepted(request.headers.accept);
   if (path === '/api') {
@@ -244,8 +244,7 @@ export function toStatus(error: unknown, bodyLimit: number): StatusError {
   return internalError(error instanceof Error ? error.message : String(error), { cause: error });
 }
 
-function toStatusResponse(error: unknown, bodyLimit: number, logger: Logger) {
+function toStatusResponse(error: unknown, bodyLimit: number) {
   const status = toStatus(error, bodyLimit);
-  if (status.code >= 500) logger.error({ err: error }, 'request failed');
-  return { statusCode: status.code, body: JSON.stringify(status.status), headers: { 'content-type': 'application/json' } };
+  return { statusCode: status.code, body: Buffer.from(JSON.stringify(status.status)), headers: { 'content-type': 'application/json' } };
 }
