@@ -323,6 +323,32 @@ export function storageSuite(name: string, open: StorageFactory): void {
       assert.deepEqual(all.summary().slice(0, 1), [`put /h/1@${from}`]);
     });
 
+    it('watches the whole store with the empty prefix, and from a revision still to come', async () => {
+      const store = await fresh();
+      const start = await store.currentRevision();
+      const everything = new EventCollector();
+      const later = new EventCollector();
+      await store.watch('', {}, everything.listener, everything.onError);
+      await store.watch('', { fromRevision: start + 3 }, later.listener, later.onError);
+      let writing = true;
+      const calledDuringWrite = new EventCollector();
+      await store.watch('/a', {}, (events) => {
+        if (writing) assert.fail('a listener was called inside the write');
+        calledDuringWrite.listener(events);
+      });
+      const write = store.put('/a', bytes('1'));
+      writing = false;
+      await write;
+      await store.put('/b', bytes('2'));
+      await store.put('/c/d', bytes('3'));
+      await store.delete('/a');
+      await everything.waitFor(4);
+      await later.waitFor(2);
+      await calledDuringWrite.waitFor(2);
+      assert.deepEqual(everything.summary(), [`put /a@${start + 1}`, `put /b@${start + 2}`, `put /c/d@${start + 3}`, `delete /a@${start + 4}`]);
+      assert.deepEqual(later.summary(), [`put /c/d@${start + 3}`, `delete /a@${start + 4}`]);
+    });
+
     it('delivers every revision exactly once, in order, with many concurrent writers', async () => {
       const store = await fresh();
       const start = await store.currentRevision();
