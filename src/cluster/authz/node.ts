@@ -114,14 +114,22 @@ export class NodeGraph {
 const edgeKey = (node: string, resource: string, namespace: string, name: string): string => `${node}\0${resource}\0${namespace}\0${name}`;
 
 const read = ['get', 'list', 'watch'];
-/** The part of upstream's `system:node` role that does not depend on the graph. */
+export const NodeLeaseNamespace = 'kube-node-lease';
+/** The static rules of upstream's `system:node` role, for what the graph does not subdivide. */
 export const nodeRules: readonly PolicyRule[] = [
-  { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch', 'create'] },
-  { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] },
-  { apiGroups: [''], resources: ['services', 'endpoints'], verbs: read },
-  { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch', 'update'] },
   { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
   { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews', 'localsubjectaccessreviews'], verbs: ['create'] },
+  { apiGroups: [''], resources: ['services', 'endpoints'], verbs: read },
+  { apiGroups: [''], resources: ['nodes'], verbs: ['create', 'get', 'list', 'watch', 'patch', 'update'] },
+  { apiGroups: [''], resources: ['nodes/status'], verbs: ['patch', 'update'] },
+  { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch', 'update'] },
+  { apiGroups: [''], resources: ['pods'], verbs: read },
+  { apiGroups: [''], resources: ['pods'], verbs: ['create', 'delete'] },
+  { apiGroups: [''], resources: ['pods/status'], verbs: ['patch', 'update'] },
+  { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
+  { apiGroups: [''], resources: ['secrets', 'configmaps', 'persistentvolumeclaims'], verbs: ['get'] },
+  { apiGroups: [''], resources: ['persistentvolumeclaims/status'], verbs: ['patch', 'update'] },
+  { apiGroups: [''], resources: ['serviceaccounts/token'], verbs: ['create'] },
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update', 'patch', 'delete'] },
 ];
 
@@ -141,29 +149,48 @@ export class NodeAuthorizer implements Authorizer, RuleResolver {
     const node = nodeIdentity(attributes.user);
     if (node === null) return noOpinion();
     if (node === '') return noOpinion(`unknown node for user ${goQuote(attributes.user.name)}`);
-    if (!attributes.resourceRequest || attributes.apiGroup !== '') return rulesAllow(attributes, nodeRules) ? allow : noOpinion();
-    const { verb, resource, subresource, namespace, name } = attributes;
-    const related = (): AuthorizationResult =>
-      this.graph.related(node, resource, namespace, name) ? allow : noOpinion(`no relationship found between node '${node}' and this object`);
-    switch (resource) {
-      case 'secrets':
-      case 'configmaps':
-      case 'persistentvolumeclaims':
-        if (verb !== 'get') return noOpinion('can only get individual resources of this type');
-        if (subresource) return noOpinion(`cannot get ${resource} subresource`);
-        return related();
-      case 'serviceaccounts':
-        if (subresource !== 'token' || verb !== 'create') return noOpinion('can only create tokens for individual service accounts');
-        return related();
-      case 'pods':
-        if (subresource === '' && verb === 'get') return related();
-        if (subresource === 'status' && ['get', 'update', 'patch'].includes(verb)) return related();
-        if (subresource === 'eviction' && verb === 'create') return related();
-        break;
-      case 'nodes':
-        if ((subresource === '' || subresource === 'status') && ['get', 'update', 'patch'].includes(verb) && name === node) return allow;
-        if (subresource === '' && verb === 'create' && (name === '' || name === node)) return allow;
-        break;
+    if (attributes.resourceRequest) {
+      const { verb, resource, subresource, namespace, name, apiGroup } = attributes;
+      const related = (): AuthorizationResult => {
+        if (name === '') return noOpinion('No Object name found');
+        return this.graph.related(node, resource, namespace, name) ? allow : noOpinion(`no relationship found between node '${node}' and this object`);
+      };
+      if (apiGroup === '') {
+        switch (resource) {
+          case 'secrets':
+          case 'configmaps':
+            if (!['get', 'list', 'watch'].includes(verb)) return noOpinion('can only read resources of this type');
+            if (subresource) return noOpinion('cannot read subresource');
+            if (!namespace) return noOpinion('can only read namespaced object of this type');
+            return related();
+          case 'persistentvolumeclaims':
+            if (subresource === 'status') {
+              if (verb !== 'update' && verb !== 'patch') return noOpinion('can only get/update/patch this type');
+              return related();
+            }
+            if (verb !== 'get') return noOpinion('can only get individual resources of this type');
+            if (subresource) return noOpinion('cannot get subresource');
+            return related();
+          case 'serviceaccounts':
+            if (verb !== 'create' || name === '') return noOpinion('can only create tokens for individual service accounts');
+            if (subresource !== 'token') return noOpinion('can only create token subresource of serviceaccount');
+            return related();
+          case 'pods':
+            // Reads of single pods, their status and evictions only for pods bound to this node.
+            if (name !== '' && (verb === 'get' || subresource === 'status' || subresource === 'eviction')) return rulesAllow(attributes, nodeRules) ? related() : noOpinion();
+            break;
+          case 'nodes':
+            // A node writes only its own Node object.
+            if (name !== '' && name !== node && verb !== 'get') return noOpinion(`node '${node}' cannot modify node '${name}'`);
+            break;
+        }
+      }
+      if (apiGroup === 'coordination.k8s.io' && resource === 'leases') {
+        if (!['get', 'create', 'update', 'patch', 'delete'].includes(verb)) return noOpinion('can only get, create, update, patch, or delete a node lease');
+        if (namespace !== NodeLeaseNamespace) return noOpinion(`can only access leases in the ${goQuote(NodeLeaseNamespace)} system namespace`);
+        if (verb !== 'create' && name !== node) return noOpinion('can only access node lease with the same name as the requesting node');
+        return allow;
+      }
     }
     return rulesAllow(attributes, nodeRules) ? allow : noOpinion();
   }
