@@ -26,14 +26,16 @@ export function validateSealConfig(shares: number, threshold: number): SealConfi
   return { type: 'shamir', secret_shares: shares, secret_threshold: threshold };
 }
 
+// shamir-secret-sharing checks `value.constructor === Uint8Array`, so a Node Buffer (a subclass)
+// is refused: hand it plain copies.
 export async function splitKey(key: Uint8Array, config: SealConfig): Promise<Uint8Array[]> {
   if (config.secret_shares === 1) return [Uint8Array.from(key)];
-  return split(key, config.secret_shares, config.secret_threshold);
+  return split(Uint8Array.from(key), config.secret_shares, config.secret_threshold);
 }
 
 export async function combineShares(shares: readonly Uint8Array[]): Promise<Uint8Array> {
-  if (shares.length === 1) return shares[0]!;
-  return combine([...shares]);
+  if (shares.length === 1) return Uint8Array.from(shares[0]!);
+  return combine(shares.map((share) => Uint8Array.from(share)));
 }
 
 /**
