@@ -9,10 +9,18 @@ import path from 'node:path';
 import { Command } from 'commander';
 import type { Logger } from '../common/log.js';
 import { runCommand } from './commands/run.js';
+import { evalCommand } from './commands/eval.js';
+import { testCommand } from './commands/test.js';
+import { checkCommand } from './commands/check.js';
+import { conformanceCommand } from './commands/conformance.js';
 import { startPolicyEngine } from './runtime.js';
 
 const subcommands: ReadonlyArray<() => Command> = [
   runCommand,
+  evalCommand,
+  testCommand,
+  checkCommand,
+  conformanceCommand,
 ];
 
 export const policyService = {

@@ -2,6 +2,7 @@
  * `portcullis policy check [--v0-compatible] PATH...`: parses and compiles the modules and reports
  * every error with its location (`file:row: code: message`), exit 1 on errors, as `opa check` does.
  */
+import { CommandError } from '../../common/errors.js';
 import { Command } from 'commander';
 import { RegoError, RegoErrors } from '../../rego/index.js';
 import { formatErrors, loadPolicy } from './eval.js';
@@ -19,8 +20,7 @@ export function checkCommand(): Command {
       } catch (error) {
         if (error instanceof RegoErrors || error instanceof RegoError) {
           process.stderr.write((flags.format === 'json' ? formatErrors(error) : error.message) + '\n');
-          process.exitCode = 1;
-          return;
+          throw new CommandError(`policy check: ${error instanceof RegoErrors ? error.errors.length : 1} error(s)`, 1);
         }
         throw error;
       }

@@ -3,6 +3,7 @@
  * failing or skipped case (file, note, why) and, last, `N passed, N failed, N skipped`. Exit 1 if
  * anything failed.
  */
+import { CommandError } from '../../common/errors.js';
 import { Command } from 'commander';
 import { runSuites } from '../conformance/runner.js';
 
@@ -19,6 +20,6 @@ export function conformanceCommand(): Command {
         process.stdout.write(`${tag} ${o.file}: ${o.note}${o.reason ? `: ${o.reason}` : ''}\n`);
       });
       process.stdout.write(`${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped\n`);
-      if (summary.failed > 0) process.exitCode = 1;
+      if (summary.failed > 0) throw new CommandError(`policy conformance: ${summary.failed} case(s) failed`, 1);
     });
 }

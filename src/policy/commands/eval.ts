@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
-import { UsageError } from '../../common/errors.js';
+import { CommandError, UsageError } from '../../common/errors.js';
 import { compile, RegoError, RegoErrors, type CompiledPolicy, type QueryResult } from '../../rego/index.js';
 import { parseJson } from '../json.js';
 import { loadPaths } from '../loader.js';
@@ -38,8 +38,7 @@ export function evalCommand(): Command {
       } catch (error) {
         if (error instanceof RegoErrors || error instanceof RegoError) {
           process.stdout.write(formatErrors(error) + '\n');
-          process.exitCode = 1;
-          return;
+          throw new CommandError(`policy eval: ${error instanceof RegoErrors ? error.errors.length : 1} error(s)`, 1);
         }
         throw error;
       }
