@@ -181,8 +181,9 @@ export class EtcdStorage implements Storage {
         } catch (error) {
           if (!(error instanceof InvalidArgumentError)) throw error; // a future start is allowed
         }
-      } else if ((await this.compactedRevision()) > 0) {
-        throw new CompactedError(fromRevision, await this.compactedRevision());
+      } else {
+        const compacted = await this.compactedRevision();
+        if (compacted > 0) throw new CompactedError(fromRevision, compacted);
       }
     }
     const watch = new EtcdWatch(this, this.#key(prefix), this.#rangeEnd(prefix), listener, onError, (w) => this.#watches.delete(w));

@@ -394,6 +394,8 @@ export function storageSuite(name: string, open: StorageFactory): void {
 
       const watch = await rejectsWith(store.watch('/c/', { fromRevision: r3 }, () => {}), 'compacted');
       assert.equal((watch as CompactedError).requestedRevision, r3);
+      assert.equal((watch as CompactedError).compactRevision, r3);
+      await rejectsWith(store.watch('/c/', { fromRevision: 1 }, () => {}), 'compacted');
       const seen = new EventCollector();
       await store.watch('/c/', { fromRevision: r3 + 1 }, seen.listener, seen.onError);
       await seen.waitFor(2);
