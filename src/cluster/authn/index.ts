@@ -44,6 +44,11 @@ export interface AuthenticatorConfig {
   readonly anonymous: boolean;
   /** Enables service-account JWTs. `verificationKeys`: typically `[issuer.publicKey]`. */
   readonly serviceAccounts?: ServiceAccountAuthenticatorOptions;
+  /**
+   * More bearer-token authenticators, tried after the static tokens and service-account JWTs
+   * (where an OIDC token authenticator goes: null for tokens that are not its own).
+   */
+  readonly tokenAuthenticators?: readonly TokenAuthenticator[];
   /** The server's API audiences (default: the service-account issuer). */
   readonly apiAudiences?: readonly string[];
   /** Receives file warnings (empty or duplicate entries). */
@@ -71,6 +76,7 @@ export async function buildAuthenticator(config: AuthenticatorConfig): Promise<A
   const tokens: TokenAuthenticator[] = [];
   if (config.tokenAuthFile !== undefined) tokens.push(audienceAgnostic(apiAudiences, StaticTokenAuthenticator.fromFile(config.tokenAuthFile, warn)));
   if (config.serviceAccounts) tokens.push(new ServiceAccountTokenAuthenticator({ apiAudiences, ...config.serviceAccounts }));
+  tokens.push(...(config.tokenAuthenticators ?? []));
   if (tokens.length) authenticators.push(bearerTokenAuthenticator(unionTokenAuthenticator(tokens)));
   if (config.basicAuthFile !== undefined) authenticators.push(BasicAuthenticator.fromFile(config.basicAuthFile, warn));
   const authenticated = authenticatedGroupAdder(unionAuthenticator(authenticators));

@@ -87,3 +87,23 @@ test('file problems are start-up errors naming the file and line', async () => {
   const badQuote = file('quote.csv', 'a,b,c\nt,"unterminated,u\n');
   await assert.rejects(buildAuthenticator({ tokenAuthFile: badQuote, anonymous: true }), (e: unknown) => e instanceof StartupError && e.message.startsWith(`--token-auth-file: ${badQuote}`));
 });
+
+test('further token authenticators (the OIDC slot) join the bearer union after the file', async () => {
+  const authenticator = await buildAuthenticator({
+    tokenAuthFile: tokens,
+    anonymous: true,
+    tokenAuthenticators: [
+      {
+        async authenticateToken(token) {
+          if (!token.startsWith('oidc.')) return null;
+          if (token === 'oidc.expired') throw new AuthenticationError('oidc: token is expired');
+          return { user: { name: `https://issuer.example#${token.slice(5)}`, groups: ['oidc:devs'] } };
+        },
+      },
+    ],
+  });
+  assert.deepEqual((await authenticator.authenticate({ headers: { authorization: 'Bearer oidc.jane' } }))?.user, { name: 'https://issuer.example#jane', groups: ['oidc:devs', 'system:authenticated'] });
+  assert.equal((await authenticator.authenticate({ headers: { authorization: 'Bearer tok-bob' } }))?.user.name, 'bob');
+  await assert.rejects(authenticator.authenticate({ headers: { authorization: 'Bearer oidc.expired' } }), (e: unknown) => e instanceof AuthenticationError && e.message === 'oidc: token is expired');
+  await assert.rejects(authenticator.authenticate({ headers: { authorization: 'Bearer other' } }), (e: unknown) => e instanceof AuthenticationError && e.message === 'invalid bearer token');
+});
