@@ -338,6 +338,8 @@ export class ResourceHandlers {
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
+    // Clients (client-node's fetch) wait for the response head before they consider the watch open.
+    res.flushHeaders();
     let lastRevision = from;
     let first = true;
     const present = (object: KubeObject): unknown => {
