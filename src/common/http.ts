@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { StartupError } from './errors.js';
 import type { Logger } from './log.js';
 
@@ -59,13 +59,13 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     : null;
   const server = Fastify({
     loggerInstance: options.logger,
-    disableRequestLogging: true,
+    // Per-request lines are ours (debug level, in onResponse), not fastify's.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? 4 * 1024 * 1024,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     return503OnClosing: true,
     forceCloseConnections: true,
-    ignoreTrailingSlash: false,
     ...(https ? { https } : {}),
   }) as unknown as FastifyInstance;
 
