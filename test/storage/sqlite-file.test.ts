@@ -7,6 +7,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { openStorage, StorageError } from '../../src/storage/index.js';
 import { SqliteStorage } from '../../src/storage/sqlite.js';
@@ -14,7 +15,8 @@ import { EventCollector } from './suite.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'portcullis-sqlite-file-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-const WRITER = path.resolve('test/storage/fixtures/writer.ts');
+const WRITER = fileURLToPath(new URL('./fixtures/writer.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 const text = (value: Uint8Array): string => new TextDecoder().decode(value);
 const valueOf = (i: number): string => `value ${i} `.repeat(1 + (i % 7));
@@ -31,7 +33,7 @@ async function openFails(url: string, code: string, message: string): Promise<vo
 
 /** Starts the writer fixture; resolves once it has the store open. */
 function startWriter(file: string, mode: 'write' | 'hold', onKey: (key: string) => void = () => {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, file, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, file, mode], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code, signal) => reject(new Error(`writer exited early (${code ?? signal})`)));
