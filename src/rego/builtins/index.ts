@@ -18,6 +18,14 @@ import { objects } from './objects.js';
 import { regex } from './regex.js';
 import { strings } from './strings.js';
 import { typeBuiltins } from './typenames.js';
+import { time } from './time.js';
+import { units } from './units.js';
+import { semver } from './semver.js';
+import { uuids } from './uuid.js';
+import { net } from './net.js';
+import { conversions, runtime } from './runtime.js';
+import { cryptoBuiltins } from './crypto.js';
+import { jwt } from './jwt.js';
 
 export const builtins: Registry = createRegistry([
   comparisons,
@@ -35,6 +43,15 @@ export const builtins: Registry = createRegistry([
   jsonPaths,
   encoding,
   graphs,
+  time,
+  units,
+  semver,
+  uuids,
+  net,
+  conversions,
+  runtime,
+  cryptoBuiltins,
+  jwt,
 ]);
 
 /** OPA's capabilities JSON for this build's builtins. */

@@ -34,6 +34,8 @@ export interface BuiltinHooks {
   /** `rego.metadata.chain()` / `rego.metadata.rule()` for the rule being evaluated. */
   metadataChain?(): Value;
   metadataRule?(): Value;
+  /** `trace(note)`: a note for the evaluation's tracer. */
+  trace?(note: string): void;
 }
 
 export interface BuiltinContextOptions {

@@ -134,11 +134,12 @@ export function decimalText(mant: bigint, exp: number): string {
   return neg ? '-' + out : out;
 }
 
-/** Number text as OPA renders it in JSON output (integers in full, decimals as written). */
+/** Number text as OPA renders it in JSON output: integers in full, other numbers as shortest text. */
 export function numberText(n: RegoNumber): string {
   if (typeof n === 'number') {
-    if (Number.isInteger(n) && Math.abs(n) < 1e21) return n.toFixed(0);
-    return String(n);
+    if (Math.abs(n) < 1e21 || !Number.isInteger(n)) return String(n);
+    const d = toDecimal(n);
+    return (d.mant * 10n ** BigInt(d.exp)).toString();
   }
   const { mant, exp } = n;
   if (exp >= 0 && exp <= 400) return (mant * 10n ** BigInt(exp)).toString();
