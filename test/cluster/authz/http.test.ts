@@ -151,6 +151,23 @@ describe('cluster authn/authz over HTTPS', () => {
     assert.equal(rules.json().status.incomplete, false);
   });
 
+  test('Node authorization: a kubelet certificate reads only what its pods reference', async () => {
+    const kubelet = await (await clusterCa(cluster.dir)).issueClient({ commonName: 'system:node:n1', organizations: ['system:nodes'] });
+    for (const name of ['web-tls', 'other']) created(await asAdmin('POST', '/api/v1/namespaces/default/secrets', { kind: 'Secret', metadata: { name }, data: { k: 'dg==' } }));
+    created(await asAdmin('POST', '/api/v1/namespaces/default/pods', { kind: 'Pod', metadata: { name: 'web' }, spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'nginx' }], volumes: [{ name: 'tls', secret: { secretName: 'web-tls' } }] } }));
+    await eventually(async () => (await call(cluster, 'GET', '/api/v1/namespaces/default/secrets/web-tls', { cert: kubelet })).status === 200, 'the node graph to learn about pod web');
+    const other = await call(cluster, 'GET', '/api/v1/namespaces/default/secrets/other', { cert: kubelet });
+    assert.deepEqual(
+      other.json(),
+      forbiddenStatus('secrets "other" is forbidden: User "system:node:n1" cannot get resource "secrets" in API group "" in the namespace "default": no relationship found between node \'n1\' and this object', { name: 'other', kind: 'secrets' }),
+    );
+    const n2 = await (await clusterCa(cluster.dir)).issueClient({ commonName: 'system:node:n2', organizations: ['system:nodes'] });
+    assert.equal((await call(cluster, 'GET', '/api/v1/namespaces/default/secrets/web-tls', { cert: n2 })).status, 403);
+    assert.equal((await call(cluster, 'GET', '/api/v1/namespaces/default/pods/web', { cert: kubelet })).status, 200);
+    assert.equal((await asAdmin('DELETE', '/api/v1/namespaces/default/pods/web')).status, 200);
+    await eventually(async () => (await call(cluster, 'GET', '/api/v1/namespaces/default/secrets/web-tls', { cert: kubelet })).status === 403, 'the node to lose the secret with its pod');
+  });
+
   test('impersonation headers: repeated groups, service accounts, and the exact refusals', async () => {
     const whoami = async (headers: Record<string, string | string[]>, who?: { token: string }) =>
       who ? call(cluster, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { ...who, headers, body: {} }) : asAdmin('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {}, headers);
