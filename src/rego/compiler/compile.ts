@@ -93,7 +93,7 @@ export function collectRules(state: CompileState): void {
     for (const rule of m.rules) {
       const head = rule.head;
       const name = (head.ref[0] as { value: string }).value;
-      if ((name === 'input' || name === 'data') && head.ref.length === 1) {
+      if ((name === 'input' || name === 'data') && head.ref.length === 1 && (m.regoVersion === 'v1' || state.options.strict)) {
         state.errors.push(new RegoError('rego_compile_error', `rule name conflicts with built-in variable ${name}`, rule.location ?? { file, row: 1, col: 1 }));
         continue;
       }
@@ -207,6 +207,7 @@ export function resolverFor(state: { program: Program }, module: A.Module | unde
       if (name === 'print' || name === 'internal.print') return 0;
       return builtins.get(name)?.decl.args.length;
     },
+    regoV1: module?.regoVersion === 'v1',
     builtinHasResult: (name) => (name === 'print' || name === 'internal.print' ? false : builtins.get(name)?.decl.result !== undefined),
     file,
   };
@@ -243,7 +244,8 @@ function lowerRule(lowerer: Lowerer, info: RuleInfo, ast: A.Rule, errors: RegoEr
   for (const a of head.args ?? []) for (const n of patternVars(a)) declared.add(n);
   const headTerms = [...info.keyTerms, ...(head.key ? [head.key] : []), ...(head.value ? [head.value] : [])];
   for (const t of headTerms) for (const n of allVars(t)) if (!lowerer.isGlobal(n) || declared.has(n)) declared.add(n);
-  const scope = lowerer.openScope(ast.body, frame, undefined, declared);
+  const argNames = (head.args ?? []).flatMap(patternVars);
+  const scope = lowerer.openScope(ast.body, frame, undefined, declared, argNames);
   const args = (head.args ?? []).map((a) => lowerer.term(a, scope));
   const keys = info.keyTerms.map((t) => lowerer.term(t, scope));
   const valueAst = info.kind === 'set' ? head.key! : (head.value ?? { type: 'boolean', value: true });

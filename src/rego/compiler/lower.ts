@@ -19,6 +19,8 @@ export interface Resolver {
   /** Whether the builtin produces a value (print does not). */
   builtinHasResult(name: string): boolean;
   file: string;
+  /** Rego v1 rules apply (no shadowing of input/data). */
+  regoV1?: boolean;
 }
 
 /** Allocates slots of one frame. */
@@ -77,7 +79,8 @@ export class Lowerer {
   }
 
   /** Opens a scope for `body`, declaring the names first used at this level. */
-  openScope(body: A.Body, frame: Frame, parent: Scope | undefined, declared: Iterable<string> = []): Scope {
+  openScope(body: A.Body, frame: Frame, parent: Scope | undefined, declared: Iterable<string> = [], args: Iterable<string> = []): Scope {
+    this.checkDeclarations(body, new Set(args));
     const scope = new Scope(frame, parent);
     for (const name of declared) scope.declare(name);
     const { used, decl } = namesAtLevel(body);
@@ -91,6 +94,47 @@ export class Lowerer {
       scope.declare(name);
     }
     return scope;
+  }
+
+  /**
+   * OPA's rules for declarations in one body: `:=` declares (never twice, never a function
+   * argument), `some` declares a name not used before it, and in v1 nothing shadows input/data.
+   */
+  private checkDeclarations(body: A.Body, declared: Set<string>): void {
+    const used = new Set<string>();
+    const declare = (name: string, how: 'assigned' | 'declared', loc?: A.Location): void => {
+      if (name === '_') return;
+      if (declared.has(name)) this.error('rego_compile_error', `var ${name} ${how} above`, loc);
+      else if (how === 'declared' && used.has(name)) this.error('rego_compile_error', `var ${name} referenced above`, loc);
+      else if ((name === 'input' || name === 'data') && this.r.regoV1) {
+        this.error('rego_compile_error', `variables must not shadow ${name} (use a different variable name)`, loc);
+      }
+      declared.add(name);
+    };
+    for (const e of body) {
+      const terms = e.terms;
+      if (Array.isArray(terms) && refName(terms[0]!) === 'assign') {
+        const lhs = terms[1]!;
+        if (lhs.type !== 'var' && lhs.type !== 'array' && lhs.type !== 'object') {
+          this.error('rego_compile_error', `cannot assign to ${lhs.type}`, e.location);
+        }
+        for (const n of patternVars(lhs)) declare(n, 'assigned', e.location);
+        namesAtLevel([{ ...e, terms: [terms[0]!, { type: 'null', value: null }, terms[2]!] }]).used.forEach((n) => used.add(n));
+        continue;
+      }
+      if (!Array.isArray(terms) && terms.type === 'somedecl') {
+        for (const sym of terms.symbols) {
+          if (sym.type === 'var') declare(sym.value, 'declared', e.location);
+          else if (sym.type === 'call') {
+            const args = sym.value.slice(1);
+            for (const a of args.slice(0, -1)) for (const n of patternVars(a)) declare(n, 'declared', e.location);
+            namesAtLevel([{ ...e, terms: args[args.length - 1]! }]).used.forEach((n) => used.add(n));
+          }
+        }
+        continue;
+      }
+      namesAtLevel([e]).used.forEach((n) => used.add(n));
+    }
   }
 
   body(body: A.Body, scope: Scope): Body {

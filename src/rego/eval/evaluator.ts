@@ -142,6 +142,7 @@ export class Evaluation {
         );
       case 'every':
         return this.term(lit.domain, f, (coll) => {
+          if (!(Array.isArray(coll) || coll instanceof RegoObject || coll instanceof RegoSet)) return false;
           let all = true;
           this.forEachMember(coll, (key, value) => {
             const ok = lit.key

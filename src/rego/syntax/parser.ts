@@ -40,6 +40,8 @@ class Parser {
   private pos = 0;
   private regoV1: boolean;
   private futureKeywords: boolean;
+  private importedFuture = false;
+  private importedRegoV1 = false;
   private readonly text: string;
 
   constructor(
@@ -148,12 +150,18 @@ class Parser {
       this.fail('invalid path: path must begin with input, data, future or rego', this.tokens[this.pos - 1]);
     }
     const name = pathName(path);
+    if (head!.type === 'var' && (head!.value === 'future' || head!.value === 'rego') && this.importedRegoV1) {
+      this.fail('the `rego.v1` import implies `future.keywords`, these are therefore mutually exclusive', this.tokens[this.pos - 1]);
+    }
     if (head!.type === 'var' && head!.value === 'future') {
       if (!name.startsWith('future.keywords')) this.fail(`invalid import ${name}, must be one of future.keywords`);
+      this.importedFuture = true;
       this.futureKeywords = true;
     }
     if (head!.type === 'var' && head!.value === 'rego') {
       if (name !== 'rego.v1') this.fail(`invalid import \`${name}\`, must be \`rego.v1\``);
+      if (this.importedFuture) this.fail('the `rego.v1` import implies `future.keywords`, these are therefore mutually exclusive', this.tokens[this.pos - 1]);
+      this.importedRegoV1 = true;
       this.regoV1 = true;
       this.futureKeywords = true;
     }
@@ -177,6 +185,9 @@ class Parser {
     const head = this.head(location);
     if (isDefault) {
       if (!head.value) this.fail('default rules must have a value');
+      if (!isConstant(head.value)) {
+        throw new RegoError('rego_compile_error', 'default rule value must be a constant (no references, calls or variables)', head.value.location ?? location);
+      }
       return [{ default: true, head, body: [{ index: 0, terms: { type: 'boolean', value: true, location }, location }], location }];
     }
     const rule: Rule = { head, body: [], location };
@@ -499,16 +510,12 @@ class Parser {
         break;
       case 'punct':
         if (t.text === '-') {
+          // As OPA: unary minus is part of a number literal only.
           this.pos++;
           const next = this.tok;
-          if (next.kind === 'number' && !next.space) {
-            this.pos++;
-            base = { type: 'number', value: '-' + next.text, location };
-          } else {
-            const operand = this.term();
-            if (operand.type === 'number') return { ...operand, value: operand.value.startsWith('-') ? operand.value.slice(1) : '-' + operand.value };
-            return call('minus', [{ type: 'number', value: '0', location }, operand], location);
-          }
+          if (next.kind !== 'number') this.fail('unary minus is only allowed before a number literal', t);
+          this.pos++;
+          base = { type: 'number', value: '-' + next.text, location };
         } else if (t.text === '(') {
           this.pos++;
           base = this.termIn();
@@ -659,6 +666,23 @@ class Parser {
     }
     void this.text;
     return { type: 'templatestring', value: parts, location };
+  }
+}
+
+function isConstant(t: Term): boolean {
+  switch (t.type) {
+    case 'null':
+    case 'boolean':
+    case 'number':
+    case 'string':
+      return true;
+    case 'array':
+    case 'set':
+      return t.value.every(isConstant);
+    case 'object':
+      return t.value.every(([k, v]) => isConstant(k) && isConstant(v));
+    default:
+      return false;
   }
 }
 
