@@ -394,7 +394,10 @@ function openFile(file: string): SqliteFile {
     db.pragma('locking_mode = EXCLUSIVE');
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
+    // BEGIN IMMEDIATE takes the write lock, which EXCLUSIVE mode then keeps until close; a store
+    // already at the current schema writes nothing here.
     db.transaction(() => {
+      if (version === SCHEMA_VERSION) return;
       for (let from = version; from < SCHEMA_VERSION; from++) db.exec(migrations[from]!);
       db.pragma(`application_id = ${APPLICATION_ID}`);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);

@@ -149,6 +149,18 @@ describe('SQLite store file', () => {
     assert.equal(existsSync(`${file}-wal`), false);
   });
 
+  it('refuses a damaged store with one line, and leaves it untouched', async () => {
+    const file = path.join(dir, 'damaged.db');
+    const store = await openStorage(`sqlite:${file}`);
+    for (let i = 0; i < 300; i++) await store.put(`/k/${i}`, bytes(`value ${i}`.repeat(20)));
+    await store.close();
+    const damaged = readFileSync(file);
+    damaged.fill(0xab, 4096); // every page after the first: the schema survives, the tables do not
+    writeFileSync(file, damaged);
+    await openFails(`sqlite:${file}`, 'corrupt', `SQLite store ${file}: not a SQLite database, or damaged (database disk image is malformed)`);
+    assert.deepEqual(readFileSync(file), damaged);
+  });
+
   it('refuses a SQLite database of another program, and leaves it untouched', async () => {
     const file = path.join(dir, 'other.db');
     const other = new Database(file);
