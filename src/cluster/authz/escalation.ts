@@ -7,7 +7,7 @@ import type { UserInfo } from '../authn/types.js';
 import { SystemPrivilegedGroup } from '../authn/types.js';
 import { wrapForbidden } from './forbidden.js';
 import { RbacGroup, type RbacIndex } from './rbac.js';
-import { compactRules, compactString, covers, goQuote, goQuoteList } from './rules.js';
+import { aggregateMessage, compactRules, compactString, covers, goQuote, goQuoteList } from './rules.js';
 import { ForbiddenError, type Authorizer, type PolicyRule, type RbacObject, type RoleRef } from './types.js';
 
 /** A binding's roleRef names a role that does not exist: upstream answers 404 NotFound with this message. */
@@ -37,7 +37,7 @@ export function escalationMessage(user: UserInfo, namespace: string, rules: read
   if (covered) return null;
   const lines = [...new Set(compactRules(missing).map(compactString))].sort();
   let message = `user ${goQuote(user.name)} (groups=${goQuoteList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${lines.join('\n')}`;
-  if (owner.errors.length) message += `; resolution errors: [${owner.errors.join(' ')}]`;
+  if (owner.errors.length) message += `; resolution errors: [${aggregateMessage(owner.errors)}]`;
   return message;
 }
 

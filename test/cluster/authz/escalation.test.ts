@@ -23,6 +23,7 @@ function setup() {
     roleBinding('default', 'eve-escalates', 'ClusterRole', 'escalator', [userSubject('eve')]),
     clusterRole('rbac-star', [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], verbs: ['*'] }]),
     roleBinding('default', 'kim-star', 'ClusterRole', 'rbac-star', [userSubject('kim')]),
+    roleBinding('default', 'dan-ghost', 'Role', 'ghost', [userSubject('dan')]),
   ]) {
     rbac.apply({ type: 'ADDED', object });
   }
@@ -93,6 +94,12 @@ test('escalation rows: who may write which RBAC object', () => {
       jane,
       { ...clusterRole('agg', []), aggregationRule: { clusterRoleSelectors: [{ matchLabels: { a: 'b' } }] } },
       'clusterroles.rbac.authorization.k8s.io "agg" is forbidden: must have cluster-admin privileges to use the aggregationRule',
+    ],
+    [
+      'resolution errors are appended',
+      user('dan'),
+      role('default', 'r', [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }]),
+      'roles.rbac.authorization.k8s.io "r" is forbidden: user "dan" (groups=[]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["pods"], Verbs:["get"]}; resolution errors: [role.rbac.authorization.k8s.io "ghost" not found]',
     ],
     ['other kinds pass', jane, { kind: 'ConfigMap', metadata: { name: 'x' } }, null],
   ];
