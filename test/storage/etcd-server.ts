@@ -26,7 +26,18 @@ export function etcdMissing(): string | undefined {
   return existsSync(ETCD_BINARY) ? undefined : `${ETCD_BINARY} is not installed (Debian: apt-get install etcd-server)`;
 }
 
+/** Starts etcd; tries again with other ports if one of them was taken in the meantime. */
 export async function startEtcd(): Promise<EtcdServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnFreePorts();
+    } catch (error) {
+      if (attempt === 3 || !/address already in use/.test(String(error))) throw error;
+    }
+  }
+}
+
+async function startOnFreePorts(): Promise<EtcdServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'portcullis-etcd-'));
   const [clientPort, peerPort] = [await freePort(), await freePort()];
   const client = `http://127.0.0.1:${clientPort}`;
