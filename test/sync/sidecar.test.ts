@@ -166,7 +166,7 @@ test('a data ConfigMap loads each key as a JSON object at <namespace>/<name>/<ke
   cm.data['trusted.json'] = '[1, 2]';
   await kubectl(['apply', '-f', '-'], JSON.stringify(cm));
   const status = (await eventually('data error', async () => {
-    const s = (await statusOf('opa', 'registries')) as { status: string };
+    const s = (await statusOf('opa', 'registries')) as { status: string; error?: unknown };
     return s.status === 'error' ? s : undefined;
   })) as { error: unknown };
   assert.equal(status.error, 'data must be a JSON object');
