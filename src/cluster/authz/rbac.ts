@@ -86,9 +86,28 @@ function metadataOf(object: Record<string, unknown>): Metadata | null {
   return { name, namespace: typeof namespace === 'string' ? namespace : '' };
 }
 
+const stringList = (value: unknown): string[] | undefined =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : undefined;
+
+/** The well-formed rules of a Role or ClusterRole, each field a list of strings (anything else is dropped). */
 function rulesOf(object: Record<string, unknown>): PolicyRule[] {
   const rules = object['rules'];
-  return Array.isArray(rules) ? rules.filter((r): r is PolicyRule => !!r && typeof r === 'object' && Array.isArray((r as PolicyRule).verbs)) : [];
+  if (!Array.isArray(rules)) return [];
+  const wellFormed: PolicyRule[] = [];
+  for (const rule of rules) {
+    if (!rule || typeof rule !== 'object') continue;
+    const r = rule as Record<string, unknown>;
+    const verbs = stringList(r['verbs']);
+    if (!verbs) continue;
+    const fields: [keyof PolicyRule, string[] | undefined][] = [
+      ['apiGroups', stringList(r['apiGroups'])],
+      ['resources', stringList(r['resources'])],
+      ['resourceNames', stringList(r['resourceNames'])],
+      ['nonResourceURLs', stringList(r['nonResourceURLs'])],
+    ];
+    wellFormed.push(Object.assign({ verbs }, Object.fromEntries(fields.filter(([, v]) => v !== undefined))) as PolicyRule);
+  }
+  return wellFormed;
 }
 
 export class RbacIndex implements RuleResolver, Authorizer {

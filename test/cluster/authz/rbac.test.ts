@@ -72,8 +72,12 @@ test('objects of other kinds and malformed objects are ignored', () => {
   index.apply(added({ kind: 'ConfigMap', metadata: { name: 'x', namespace: 'y' } }));
   index.apply(added({ kind: 'RoleBinding', metadata: { namespace: 'y' } }));
   index.apply(added({ kind: 'RoleBinding', metadata: { name: 'n', namespace: 'y' }, subjects: [{ kind: 'User', name: 'u' }] }));
-  index.apply(added({ kind: 'ClusterRole', metadata: { name: 'r' }, rules: [{ verbs: 'get' }, null] }));
+  index.apply(added({ kind: 'ClusterRole', metadata: { name: 'r' }, rules: [{ verbs: 'get' }, null, { verbs: ['get'], apiGroups: '', resources: ['pods', 7] }] }));
   assert.deepEqual(index.size, { roles: 0, clusterRoles: 1, bindings: 0 });
+  index.apply(added(clusterRoleBinding('b', 'r', [userSubject('u')])));
+  // apiGroups was a string, not a list: the rule keeps no groups and matches nothing.
+  assert.deepEqual(index.rulesFor(user('u'), ''), { resourceRules: [{ verbs: ['get'], apiGroups: [], resources: ['pods'] }], nonResourceRules: [], incomplete: false });
+  assert.equal(index.authorize(resource(user('u'), 'get', '', '', 'pods', 'p')).decision, 'no-opinion');
 });
 
 test('rulesFor: cluster-wide rules plus the namespace\'s, split for SelfSubjectRulesReview', () => {
