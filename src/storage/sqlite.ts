@@ -17,7 +17,7 @@
  * between the two.
  */
 import Database from 'better-sqlite3';
-import { accessSync, constants, mkdirSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, constants, mkdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { WatchHub } from './watch-hub.js';
 import {
@@ -375,6 +375,8 @@ function openFile(file: string): SqliteFile {
   let db: Database.Database;
   try {
     db = new Database(file, { fileMustExist: existing, timeout: 0 });
+    // Stored objects are only as private as the file (SQLite gives its -wal file the same mode).
+    if (!existing) chmodSync(file, 0o600);
   } catch (error) {
     throw new UnavailableError(`${where}: cannot open (${describe(error)})`, { cause: error });
   }

@@ -3,7 +3,7 @@
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -64,6 +64,7 @@ describe('SQLite store file', () => {
     await first.compact(r1 + 1);
     const revision = await first.currentRevision();
     await first.close();
+    assert.equal(statSync(file).mode & 0o777, 0o600, 'only its owner reads a new store');
 
     const second = await openStorage(`sqlite:${file}`);
     assert.equal(await second.currentRevision(), revision);
