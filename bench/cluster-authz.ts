@@ -8,7 +8,7 @@
  *  - map floor: one Map lookup of a precomputed decision per request — the cheapest conceivable
  *    authorizer. The ratio says how close the real matcher comes to free.
  *
- *   npx tsx bench/cluster-authz.ts [--seconds 2]
+ *   npm run bench -- cluster-authz [--seconds 2]
  */
 import { aggregateClusterRoles } from '../src/cluster/authz/aggregation.js';
 import { bootstrapPolicy } from '../src/cluster/authz/bootstrap.js';
