@@ -126,7 +126,10 @@ export function errorReply(error: unknown, logger: Logger): Reply {
 }
 
 export async function handleHttp(core: Core, request: IncomingMessage, maxBody: number): Promise<Reply> {
-  const url = new URL(request.url ?? '/', 'http://localhost');
+  const target = request.url ?? '/';
+  // Checked before URL parsing, which would resolve the dot segments away.
+  if (decodePath(target.split('?')[0]!).split('/').some((segment) => segment === '..')) throw new BadRequest('path cannot contain parent references');
+  const url = new URL(target, 'http://localhost');
   const pathname = decodePath(url.pathname);
   if (!pathname.startsWith('/v1/')) return { status: 404, body: { errors: [] } };
   const path = pathname.slice(4);
