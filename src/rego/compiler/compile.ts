@@ -208,6 +208,7 @@ export function resolverFor(state: { program: Program }, module: A.Module | unde
       return builtins.get(name)?.decl.args.length;
     },
     regoV1: module?.regoVersion === 'v1',
+    builtinDeprecated: (name) => !!builtins.get(name)?.deprecated,
     builtinHasResult: (name) => (name === 'print' || name === 'internal.print' ? false : builtins.get(name)?.decl.result !== undefined),
     file,
   };

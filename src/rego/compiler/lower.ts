@@ -19,6 +19,8 @@ export interface Resolver {
   /** Whether the builtin produces a value (print does not). */
   builtinHasResult(name: string): boolean;
   file: string;
+  /** Whether a builtin is deprecated (rejected in v1). */
+  builtinDeprecated?(name: string): boolean;
   /** Rego v1 rules apply (no shadowing of input/data). */
   regoV1?: boolean;
 }
@@ -221,8 +223,10 @@ export class Lowerer {
     if (path && path.root === 'data') {
       if (this.r.functionArity(path.path) !== undefined) return { k: 'func', path: path.path, name: ['data', ...path.path].join('.') };
     }
-    if (this.r.builtinArity(name) !== undefined) return { k: 'builtin', name };
-    if (path && path.root === 'data') return { k: 'func', path: path.path, name: ['data', ...path.path].join('.') };
+    if (this.r.builtinArity(name) !== undefined) {
+      if (this.r.regoV1 && this.r.builtinDeprecated?.(name)) this.error('rego_type_error', `undefined function ${name}`, loc ?? op.location);
+      return { k: 'builtin', name };
+    }
     this.error('rego_type_error', `undefined function ${name}`, loc ?? op.location);
     return { k: 'builtin', name };
   }

@@ -1,4 +1,5 @@
 import { RegoError } from '../errors.js';
+import { RegoObject } from '../value/index.js';
 import type { Body, Expr, Literal, Term } from './ir.js';
 
 /**
@@ -9,6 +10,9 @@ import type { Body, Expr, Literal, Term } from './ir.js';
  * into element-wise unifications so that each side can bind the other's variables.
  */
 export function reorderBody(body: Body, bound: Set<number>, errors: RegoError[], headUses: ReadonlySet<number> = new Set()): Body {
+  for (const e of body) {
+    if (e.lit.k === 'unify' && shapeMismatch(e.lit.a, e.lit.b)) errors.push(new RegoError('rego_type_error', 'match error: the two sides of the unification can never match', e.loc));
+  }
   const remaining = splitUnifications(body);
   const out: Body = [];
   const negLocal = negationLocals(remaining, headUses);
@@ -361,6 +365,33 @@ function negationLocals(body: Body, headUses: ReadonlySet<number>): Map<Expr, Se
     out.set(e, local);
   });
   return out;
+}
+
+type Shape = { kind: 'array'; length: number } | { kind: 'object'; keys: string[] | undefined } | undefined;
+
+function shapeOf(t: Term): Shape {
+  if (t.k === 'arr') return { kind: 'array', length: t.items.length };
+  if (t.k === 'obj') {
+    const keys = t.entries.map(([k]) => (k.k === 'val' && typeof k.v === 'string' ? k.v : undefined));
+    return { kind: 'object', keys: keys.every((k) => k !== undefined) ? (keys as string[]).sort() : undefined };
+  }
+  if (t.k === 'val' && Array.isArray(t.v)) return { kind: 'array', length: (t.v as unknown[]).length };
+  if (t.k === 'val' && t.v instanceof RegoObject) {
+    const keys = t.v.keys();
+    return { kind: 'object', keys: keys.every((k) => typeof k === 'string') ? (keys as string[]).sort() : undefined };
+  }
+  return undefined;
+}
+
+/** Two composite literals that no values can make equal (`[x] = {"a": 1}`, `[x, y] = [1, 2, 3]`). */
+function shapeMismatch(a: Term, b: Term): boolean {
+  const x = shapeOf(a);
+  const y = shapeOf(b);
+  if (!x || !y || (a.k === 'val' && b.k === 'val')) return false;
+  if (x.kind !== y.kind) return true;
+  if (x.kind === 'array' && y.kind === 'array') return x.length !== y.length;
+  if (x.kind === 'object' && y.kind === 'object' && x.keys && y.keys) return x.keys.join('\u0000') !== y.keys.join('\u0000');
+  return false;
 }
 
 /** `[a, b] = [c, d]` → `a = c`, `b = d` (likewise objects with the same constant keys). */

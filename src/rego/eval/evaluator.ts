@@ -1,7 +1,8 @@
 import { builtins, createBuiltinContext, invoke, invokeRelation, BuiltinError, UnsupportedBuiltinError, type BuiltinContext } from '../builtins/index.js';
 import { RegoError } from '../errors.js';
 import type { Location } from '../syntax/ast.js';
-import { equals, keyOf, RegoObject, RegoSet, stringifyJSON, typeName, type Value } from '../value/index.js';
+import { equals, fromJSON, keyOf, RegoObject, RegoSet, stringifyJSON, typeName, type Value } from '../value/index.js';
+import { parseModule } from '../syntax/parser.js';
 import { isInteger, toSafeInteger, type RegoNumber } from '../value/number.js';
 import type { Body, Callee, Expr, Rule, Term, With } from '../compiler/ir.js';
 import type { DataNode, Program, RuleSet } from '../compiler/program.js';
@@ -76,6 +77,9 @@ export class Evaluation {
       env: settings.env ?? process.env,
       checkCancelled: () => this.checkDeadline(),
       print: settings.printHook ?? ((line) => process.stderr.write(line + '\n')),
+      hooks: {
+        parseModule: (filename, source) => fromJSON(JSON.parse(JSON.stringify(parseModule(filename, source, 'v1')))),
+      },
     });
   }
 
@@ -373,6 +377,8 @@ export class Evaluation {
       }
     }
     if (node.ruleSet) {
+      // As OPA: a base document at the very path of a rule shadows the rule.
+      if (base !== undefined && node.ruleSet.kind !== 'function') return this.walk(base, path, i, f, k, true);
       if (node.ruleSet.kind === 'function') {
         if (node.ruleSet.arity !== 0) return false;
         const v = this.callFunction({ k: 'func', path: node.path, name: node.ruleSet.name }, [], undefined);
@@ -450,6 +456,7 @@ export class Evaluation {
     let own: Value | undefined;
     if (node.ruleSet) {
       if (node.ruleSet.kind === 'function') return undefined;
+      if (base !== undefined) return base;
       own = this.ruleSetValue(node.ruleSet);
       if (own !== undefined && this.dataOverrides && this.overrideBelow(node)) own = this.patchBase(node.path, own);
       if (node.children.size === 0) return own;

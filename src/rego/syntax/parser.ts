@@ -86,7 +86,7 @@ class Parser {
   }
 
   private expect(p: string): Token {
-    if (!this.isPunct(p)) this.fail(`unexpected ${this.describe()}, expected ${p}`);
+    if (!this.isPunct(p)) this.fail(`unexpected ${this.describe()}: expected ${p}`);
     return this.tokens[this.pos++]!;
   }
 
@@ -348,7 +348,7 @@ class Parser {
       const location = this.loc();
       this.pos++;
       const target = this.term();
-      if (!this.isWord('as')) this.fail(`unexpected ${this.describe()}, expected as`);
+      if (!this.isWord('as')) this.fail(`unexpected ${this.describe()}: expected as`);
       this.pos++;
       const value = this.termIn();
       (expr.with ??= []).push({ target, value, location } satisfies With);
@@ -383,7 +383,7 @@ class Parser {
       key = first;
       value = this.termRelation();
     }
-    if (!this.isIn()) this.fail(`unexpected ${this.describe()}, expected in`);
+    if (!this.isIn()) this.fail(`unexpected ${this.describe()}: expected in`);
     this.pos++;
     const domain = this.termRelation();
     const body = this.braceBody();
@@ -400,7 +400,7 @@ class Parser {
       // `k, v in xs`
       this.pos++;
       const value = this.termRelation();
-      if (!this.isIn()) this.fail(`unexpected ${this.describe()}, expected in`);
+      if (!this.isIn()) this.fail(`unexpected ${this.describe()}: expected in`);
       this.pos++;
       const domain = this.termRelation();
       lhs = call('internal.member_3', [lhs, value, domain], location);
@@ -412,7 +412,7 @@ class Parser {
       if (this.isPunct(',') && this.futureKeywords) {
         this.pos++;
         const value = this.termRelation();
-        if (!this.isIn()) this.fail(`unexpected ${this.describe()}, expected in`);
+        if (!this.isIn()) this.fail(`unexpected ${this.describe()}: expected in`);
         this.pos++;
         rhs = call('internal.member_3', [rhs, value, this.termRelation()], rhs.location);
       }
@@ -522,7 +522,7 @@ class Parser {
           if (this.isPunct(',') && this.futureKeywords) {
             this.pos++;
             const value = this.termRelation();
-            if (!this.isIn()) this.fail(`unexpected ${this.describe()}, expected in`);
+            if (!this.isIn()) this.fail(`unexpected ${this.describe()}: expected in`);
             this.pos++;
             base = call('internal.member_3', [base, value, this.termRelation()], location);
           }
@@ -544,7 +544,7 @@ class Parser {
       if (this.isPunct('.')) {
         this.pos++;
         const key = this.tok;
-        if (key.kind !== 'ident' || key.space) this.fail(`unexpected ${this.describe()}, expected ident`);
+        if (key.kind !== 'ident' || key.space) this.fail(`unexpected ${this.describe()}: expected ident`);
         this.pos++;
         result = extendRef(result, { type: 'string', value: key.text, location: this.loc(key) }, location);
       } else if (this.isPunct('[')) {
@@ -561,7 +561,9 @@ class Parser {
         }
         this.expect(')');
         const op: Term = result;
-        result = { type: 'call', value: [op, ...args], location };
+        // `set()` is the empty set literal.
+        if (args.length === 0 && op.type === 'var' && op.value === 'set') result = { type: 'set', value: [], location };
+        else result = { type: 'call', value: [op, ...args], location };
       } else break;
     }
     return result;
@@ -681,6 +683,10 @@ function isConstant(t: Term): boolean {
       return t.value.every(isConstant);
     case 'object':
       return t.value.every(([k, v]) => isConstant(k) && isConstant(v));
+    case 'arraycomprehension':
+    case 'setcomprehension':
+    case 'objectcomprehension':
+      return true;
     default:
       return false;
   }
