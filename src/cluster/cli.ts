@@ -120,6 +120,9 @@ function parseBool(value: string): boolean {
   throw new InvalidArgumentError('want true or false');
 }
 
+const DEFAULT_AUTHORIZATION_MODES = ['Node', 'RBAC'];
+
+/** Comma-separated values; a repeated flag adds to the list. */
 const list = (value: string, previous: string[] = []) => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
 
 function serveCommand(): Command {
@@ -134,7 +137,7 @@ function serveCommand(): Command {
     .option('--token-auth-file <file>', 'static tokens: token,user,uid,"group1,group2"')
     .option('--basic-auth-file <file>', 'static passwords: password,user,uid,"group1,group2" (deprecated since Kubernetes 1.19)')
     .addOption(new Option('--anonymous-auth <bool>', 'treat requests without credentials as system:anonymous').default(true).argParser(parseBool))
-    .addOption(new Option('--authorization-mode <modes>', 'ordered list of Node, RBAC, AlwaysAllow, AlwaysDeny').default(['Node', 'RBAC'], 'Node,RBAC').argParser(list))
+    .addOption(new Option('--authorization-mode <modes>', 'ordered list of Node, RBAC, AlwaysAllow, AlwaysDeny (default: Node,RBAC)').argParser(list))
     .addOption(new Option('--etcd-servers <urls>', 'etcd endpoints (http://host:port, comma-separated); several servers may share them').argParser(list))
     .option('--etcd-prefix <prefix>', 'key prefix in etcd', '/portcullis/cluster/')
     .option('--service-account-issuer <url>', 'iss of service-account tokens')
@@ -152,7 +155,7 @@ function serveCommand(): Command {
           ...(flags.tokenAuthFile ? { tokenAuthFile: String(flags.tokenAuthFile) } : {}),
           ...(flags.basicAuthFile ? { basicAuthFile: String(flags.basicAuthFile) } : {}),
           anonymousAuth: flags.anonymousAuth as boolean,
-          authorizationMode: flags.authorizationMode as string[],
+          authorizationMode: (flags.authorizationMode as string[] | undefined) ?? DEFAULT_AUTHORIZATION_MODES,
           ...(flags.etcdServers ? { etcdServers: flags.etcdServers as string[] } : {}),
           etcdPrefix: String(flags.etcdPrefix),
           ...(flags.serviceAccountIssuer ? { serviceAccountIssuer: String(flags.serviceAccountIssuer) } : {}),
@@ -222,7 +225,7 @@ export const clusterService = {
     async start(context: { dataDir: string; host: string; port: number; logger: Logger }) {
       const dataDir = path.join(context.dataDir, 'cluster');
       const running = await serveCluster(
-        { bindAddress: context.host, securePort: context.port, dataDir, anonymousAuth: true, authorizationMode: ['Node', 'RBAC'] },
+        { bindAddress: context.host, securePort: context.port, dataDir, anonymousAuth: true, authorizationMode: DEFAULT_AUTHORIZATION_MODES },
         context.logger,
       );
       const file = path.join(context.dataDir, 'admin.kubeconfig');
