@@ -17,72 +17,75 @@ interface Token {
   readonly star: boolean;
 }
 
+function invalid(glob: string, pos: number, msg: string): never {
+  throw new BuiltinError(`input:${glob}, pos:${pos}, ${msg}: the input provided is invalid`);
+}
+
+/** Tokens of a glob, with the error texts of the Go library OPA uses (glob-intersection). */
 function tokenize(glob: string): Token[] {
-  const cps = [...glob].map((c) => c.codePointAt(0)!);
+  const cps = [...glob];
   const out: Token[] = [];
+  /** Next rune at `i`: [next index, rune, escaped]. */
+  const next = (i: number): [number, string, boolean] => {
+    if (cps[i] === '\\') {
+      if (i === cps.length - 1) invalid(glob, i, 'input ends with a \\ (escape) character');
+      return [i + 2, cps[i + 1]!, true];
+    }
+    return [i + 1, cps[i]!, false];
+  };
   let i = 0;
   while (i < cps.length) {
-    const c = cps[i]!;
+    let r: string;
+    let escaped: boolean;
+    [i, r, escaped] = next(i);
     let set: CharClass | 'any';
-    if (c === 0x2e) {
-      set = 'any';
+    if (!escaped && r === '.') set = 'any';
+    else if (!escaped && r === ']') invalid(glob, i, "set-close ']' with no preceding '['");
+    else if (!escaped && r === '[') [set, i] = readSet(glob, cps, i, next);
+    else if (!escaped && (r === '*' || r === '+')) invalid(glob, i, `flag '${r}' must be preceded by a non-flag`);
+    else set = { ranges: [[r.codePointAt(0)!, r.codePointAt(0)!]], negated: false };
+    const flag = cps[i];
+    if (flag === '*') {
+      out.push({ set: set!, star: true });
       i++;
-    } else if (c === 0x5b) {
-      const [cls, next] = parseClass(cps, i + 1, glob);
-      set = cls;
-      i = next;
-    } else if (c === 0x5c) {
-      if (i + 1 >= cps.length) throw new BuiltinError(`invalid glob ${JSON.stringify(glob)}: trailing \\`);
-      set = { ranges: [[cps[i + 1]!, cps[i + 1]!]], negated: false };
-      i += 2;
-    } else if (c === 0x2a || c === 0x2b) {
-      throw new BuiltinError(`invalid glob ${JSON.stringify(glob)}: repetition without a preceding symbol`);
-    } else {
-      set = { ranges: [[c, c]], negated: false };
+    } else if (flag === '+') {
+      out.push({ set: set!, star: false }, { set: set!, star: true });
       i++;
-    }
-    const q = cps[i];
-    if (q === 0x2a) {
-      out.push({ set, star: true });
-      i++;
-    } else if (q === 0x2b) {
-      out.push({ set, star: false }, { set, star: true });
-      i++;
-    } else out.push({ set, star: false });
+    } else out.push({ set: set!, star: false });
   }
   return out;
 }
 
-function parseClass(cps: number[], start: number, glob: string): [CharClass, number] {
-  let i = start;
-  let negated = false;
-  if (cps[i] === 0x5e) {
-    negated = true;
-    i++;
-  }
+function readSet(
+  glob: string,
+  cps: string[],
+  start: number,
+  next: (i: number) => [number, string, boolean],
+): [CharClass, number] {
   const ranges: [number, number][] = [];
-  const read = (): number => {
-    let c = cps[i]!;
-    if (c === 0x5c) {
-      i++;
-      c = cps[i]!;
+  let prev: number | undefined;
+  let i = start;
+  while (i < cps.length) {
+    let r: string;
+    let escaped: boolean;
+    [i, r, escaped] = next(i);
+    if (!escaped && r === ']') return [{ ranges, negated: false }, i];
+    if (!escaped && r === '-') {
+      if (prev === undefined) invalid(glob, i, "range character '-' must be preceded by a Unicode character");
+      if (i >= cps.length - 1) invalid(glob, i, "range character '-' must be followed by a Unicode character");
+      let hi: string;
+      [i, hi, escaped] = next(i);
+      if (!escaped && (hi === ']' || hi === '-')) invalid(glob, i, "range character '-' cannot be followed by a special symbol");
+      const h = hi.codePointAt(0)!;
+      if (h < prev!) invalid(glob, i, `range is out of order: '${hi}' comes before '${String.fromCodePoint(prev!)}' in Unicode`);
+      ranges.push([prev!, h]);
+      prev = undefined;
+      continue;
     }
-    i++;
-    return c;
-  };
-  let first = true;
-  while (i < cps.length && (cps[i] !== 0x5d || first)) {
-    first = false;
-    const lo = read();
-    if (cps[i] === 0x2d && i + 1 < cps.length && cps[i + 1] !== 0x5d) {
-      i++;
-      const hi = read();
-      if (hi < lo) throw new BuiltinError(`invalid glob ${JSON.stringify(glob)}: invalid character class range`);
-      ranges.push([lo, hi]);
-    } else ranges.push([lo, lo]);
+    prev = r.codePointAt(0)!;
+    ranges.push([prev, prev]);
   }
-  if (i >= cps.length) throw new BuiltinError(`invalid glob ${JSON.stringify(glob)}: missing closing ]`);
-  return [{ ranges, negated }, i + 1];
+  return invalid(glob, i, 'found [ without matching ]');
 }
 
 function contains(cls: CharClass, c: number): boolean {

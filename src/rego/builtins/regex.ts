@@ -151,7 +151,7 @@ function templateRegex(template: string, open: string, close: string): RE2 {
 }
 
 export const regex = defineBuiltins(
-  { name: 'regex.is_valid', decl: T.fn([T.string], T.boolean), impl: ([p]) => isValid(str(p!)) },
+  { name: 'regex.is_valid', decl: T.fn([T.any], T.boolean), impl: ([p]) => typeof p === 'string' && isValid(p) },
   {
     name: 'regex.match',
     decl: T.fn([T.string, T.string], T.boolean),

@@ -1,4 +1,5 @@
-import { RegoObject, RegoSet, num, toRegoText, type Value } from '../value/index.js';
+import { RegoObject, RegoSet, fromJSON, num, toRegoText, type Value } from '../value/index.js';
+import { parseModule } from '../syntax/parser.js';
 import { BuiltinError, OperandTypeError, UnsupportedBuiltinError, defineBuiltins } from './registry.js';
 import { obj, str } from './operands.js';
 import { T, anyArray, anyObject, anySet } from './types.js';
@@ -119,9 +120,14 @@ export const runtime = defineBuiltins(
     name: 'rego.parse_module',
     decl: T.fn([T.string, T.string], anyObject),
     impl: ([file, source], ctx) => {
-      const parse = ctx.hooks?.parseModule;
-      if (!parse) throw new UnsupportedBuiltinError('rego.parse_module needs the Rego parser, which the host did not provide');
-      return parse(str(file!), str(source!));
+      const hook = ctx.hooks?.parseModule;
+      if (hook) return hook(str(file!), str(source!));
+      try {
+        return fromJSON(JSON.parse(JSON.stringify(parseModule(str(file!), str(source!), 'v1'))));
+      } catch (e) {
+        if (e instanceof Error && typeof (e as { code?: unknown }).code === 'string') throw new BuiltinError(e.message);
+        throw e;
+      }
     },
   },
   {

@@ -137,7 +137,7 @@ export class RegoObject {
     if (this.#sorted === undefined) {
       const out: [Value, Value][] = [];
       const keys = this.#keys;
-      for (const [k, v] of this.#values) out.push([keys?.get(k) ?? k, v]);
+      for (const [k, v] of this.#values) out.push([keys !== undefined && keys.has(k) ? keys.get(k)! : k, v]);
       out.sort(keys === undefined ? compareStringEntries : (a, b) => compare(a[0], b[0]));
       this.#sorted = out;
     }
@@ -167,7 +167,8 @@ export class RegoObject {
   serial(): string {
     if (this.#serial === undefined) {
       const parts: string[] = [];
-      for (const [k, v] of this.#values) parts.push(serial(this.#keys?.get(k) ?? k) + ':' + serial(v));
+      const keys = this.#keys;
+      for (const [k, v] of this.#values) parts.push(serial(keys !== undefined && keys.has(k) ? keys.get(k)! : k) + ':' + serial(v));
       parts.sort();
       this.#serial = '{' + parts.join(',') + '}';
     }
