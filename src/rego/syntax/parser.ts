@@ -42,6 +42,7 @@ class Parser {
   private futureKeywords: boolean;
   private importedFuture = false;
   private importedRegoV1 = false;
+  private templateVars = 0;
   private readonly text: string;
 
   constructor(
@@ -662,9 +663,19 @@ class Parser {
       }
       const inner = new Parser(this.file, part.text, this.regoV1 ? 'v1' : 'v0');
       inner.futureKeywords = true;
-      const term = inner.termIn();
-      if (inner.tok.kind !== 'eof') this.fail('invalid template expression', t);
-      parts.push(term);
+      const expr = inner.literal(0);
+      if (inner.tok.kind !== 'eof' || expr.negated || Array.isArray(expr.terms) || expr.terms.type === 'somedecl' || expr.terms.type === 'every') {
+        this.fail('invalid template expression', t);
+      }
+      const term = expr.terms as Term;
+      if (!expr.with) {
+        parts.push(term);
+        continue;
+      }
+      // `{x with input as y}`: the first value of `[v | v = x with input as y]`.
+      const v: Term = { type: 'var', value: `__template${this.templateVars++}__`, location };
+      const body: Body = [{ index: 0, terms: [opRef('eq', location), v, term], with: expr.with, location }];
+      parts.push({ type: 'ref', value: [{ type: 'arraycomprehension', value: { term: v, body }, location }, { type: 'number', value: '0', location }], location });
     }
     void this.text;
     return { type: 'templatestring', value: parts, location };
