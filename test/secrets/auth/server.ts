@@ -1,49 +1,34 @@
 /**
- * A real secrets server on 127.0.0.1 (port 0) for the auth-method end-to-end tests: in-memory
- * storage, initialised and unsealed like `-dev`, with a known root token; plus a node-vault client
- * factory and a raw fetch helper for exact status/body assertions.
+ * The auth-method end-to-end tests' view of a real secrets server: the secrets tests' dev server
+ * (test/secrets/helpers.ts: in memory, unsealed, root token `root`, on 127.0.0.1 port 0) with a
+ * node-vault client factory and a raw request helper for exact status/body assertions.
  */
-import nodeVault from 'node-vault';
-import { silentLogger } from '../../../src/common/log.js';
-import { MemoryStorage } from '../../../src/storage/index.js';
-import { Core } from '../../../src/secrets/core.js';
-import { startSecretsServer } from '../../../src/secrets/http/server.js';
+import type nodeVault from 'node-vault';
+import { devServer, http, vault } from '../helpers.js';
 
 export interface TestServer {
   readonly url: string;
   readonly rootToken: string;
-  readonly core: Core;
-  /** A node-vault client at this server (root token unless another is given). */
+  /** A node-vault client at this server (root token unless another is given; '' for none). */
   vault(token?: string): nodeVault.client;
-  /** A raw request: exact status and parsed body. */
+  /** A raw request: exact status and parsed body (`body` may be a string, sent as is). */
   request(method: string, path: string, options?: { token?: string; body?: unknown }): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
 }
 
 export async function startTestServer(): Promise<TestServer> {
-  const core = new Core({ storage: new MemoryStorage(), logger: silentLogger(), storageType: 'inmem' });
-  const { rootToken } = await core.initDev('root-token-for-tests');
-  const server = await startSecretsServer({ core, logger: silentLogger(), host: '127.0.0.1', port: 0 });
+  const service = await devServer();
   return {
-    url: server.url,
-    rootToken,
-    core,
-    vault: (token = rootToken) => nodeVault({ endpoint: server.url, token, apiVersion: 'v1' }),
+    url: service.url,
+    rootToken: service.rootToken,
+    vault: (token = service.rootToken) => vault(service.url, token),
     async request(method, path, options = {}) {
-      const headers: Record<string, string> = {};
-      if (options.token) headers['X-Vault-Token'] = options.token;
-      if (options.body !== undefined) headers['Content-Type'] = 'application/json';
-      const response = await fetch(`${server.url}/v1/${path}`, {
-        method,
-        headers,
-        body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+      const { status, body } = await http(service.url, method, path, {
+        token: options.token,
+        ...(typeof options.body === 'string' ? { raw: options.body } : { body: options.body }),
       });
-      const text = await response.text();
-      return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
+      return { status, body };
     },
-    async close() {
-      await server.close();
-      await core.close();
-    },
+    close: () => service.close(),
   };
 }
