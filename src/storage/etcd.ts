@@ -21,13 +21,14 @@ import {
   checkValue,
   checkWriteOptions,
   encodeContinue,
-  InvalidArgumentError,
   planList,
   prefixEnd,
 } from './keys.js';
 import {
   CompactedError,
   ConflictError,
+  FutureRevisionError,
+  InvalidArgumentError,
   StorageError,
   UnavailableError,
   type Condition,
@@ -179,7 +180,7 @@ export class EtcdStorage implements Storage {
         try {
           await this.#call(() => this.#client.kv.range({ key: this.#prefix, count_only: true, revision: fromRevision - 1 }), fromRevision);
         } catch (error) {
-          if (!(error instanceof InvalidArgumentError)) throw error; // a future start is allowed
+          if (!(error instanceof FutureRevisionError)) throw error; // a start still to come is allowed
         }
       } else {
         const compacted = await this.compactedRevision();
@@ -288,6 +289,9 @@ export class EtcdStorage implements Storage {
     if (message.includes(COMPACTED)) {
       if (revision === undefined) return new CompactedError(0, 0);
       return this.compactedRevision().then((compact) => new CompactedError(revision, compact));
+    }
+    if (message.includes(FUTURE) && revision !== undefined) {
+      return this.currentRevision().then((current) => new FutureRevisionError(revision, current));
     }
     return this.#translate(error);
   }

@@ -9,12 +9,11 @@
  * Failures to open are StorageErrors whose message is one line naming what and where (the command
  * line prints it as is and exits 1). Opening never overwrites or recreates anything that exists.
  */
-import { InvalidArgumentError } from './keys.js';
+import { InvalidArgumentError } from './types.js';
 import { MemoryStorage } from './memory.js';
 import type { Storage } from './types.js';
 
 export * from './types.js';
-export { InvalidArgumentError } from './keys.js';
 export { MemoryStorage } from './memory.js';
 
 export interface OpenOptions {

@@ -2,20 +2,13 @@
  * What every backend shares about keys, values, pages and transactions: the checks on arguments
  * (one message for one mistake on every backend), the key order, and the opaque continue token.
  */
-import { StorageError, type KeyValue, type ListOptions, type Transaction, type WriteOptions } from './types.js';
+import { InvalidArgumentError, type KeyValue, type ListOptions, type Transaction, type WriteOptions } from './types.js';
 
 /** Keys longer than this are refused: etcd's default request limit is 1.5 MiB, and keys are names, not data. */
 export const MAX_KEY_BYTES = 8 * 1024;
 
 /** In a `u` regex a paired surrogate is one code point, so this matches only unpaired halves. */
 const LONE_SURROGATE = /\p{Surrogate}/u;
-
-export class InvalidArgumentError extends StorageError {
-  constructor(message: string) {
-    super('invalid', message);
-    this.name = 'InvalidArgumentError';
-  }
-}
 
 export function checkKey(key: unknown): asserts key is string {
   if (typeof key !== 'string' || key.length === 0) throw new InvalidArgumentError('a key must be a non-empty string');

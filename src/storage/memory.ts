@@ -12,13 +12,14 @@ import {
   checkWriteOptions,
   compareKeys,
   encodeContinue,
-  InvalidArgumentError,
   planList,
   tombstone,
 } from './keys.js';
 import {
   CompactedError,
   ConflictError,
+  FutureRevisionError,
+  InvalidArgumentError,
   UnavailableError,
   type Condition,
   type KeyValue,
@@ -158,7 +159,7 @@ export class MemoryStorage implements Storage {
 
   #readable(revision: number): void {
     if (revision < this.#compacted) throw new CompactedError(revision, this.#compacted);
-    if (revision > this.#revision) throw new InvalidArgumentError(`revision ${revision} is in the future: the current revision is ${this.#revision}`);
+    if (revision > this.#revision) throw new FutureRevisionError(revision, this.#revision);
   }
 
   #latest(key: string): KeyValue | undefined {

@@ -28,7 +28,6 @@ import {
   checkValue,
   checkWriteOptions,
   encodeContinue,
-  InvalidArgumentError,
   planList,
   prefixEnd,
   tombstone,
@@ -36,6 +35,8 @@ import {
 import {
   CompactedError,
   ConflictError,
+  FutureRevisionError,
+  InvalidArgumentError,
   StorageError,
   UnavailableError,
   type Condition,
@@ -257,7 +258,7 @@ export class SqliteStorage implements Storage {
     const plan = planList(prefix, options);
     const revision = plan.revision ?? file.revision;
     if (revision < file.compacted) throw new CompactedError(revision, file.compacted);
-    if (revision > file.revision) throw new InvalidArgumentError(`revision ${revision} is in the future: the current revision is ${file.revision}`);
+    if (revision > file.revision) throw new FutureRevisionError(revision, file.revision);
     const { items, remaining } = this.#guard(() => file.list(prefix, plan.start, revision, plan.limit));
     if (remaining === 0) return { items, revision };
     return { items, revision, continue: encodeContinue(revision, items.at(-1)!.key), remaining };

@@ -194,3 +194,22 @@ export class UnavailableError extends StorageError {
     this.name = 'UnavailableError';
   }
 }
+
+/** An argument the contract does not allow: an empty key, a negative limit, a foreign continue token… */
+export class InvalidArgumentError extends StorageError {
+  constructor(message: string) {
+    super('invalid', message);
+    this.name = 'InvalidArgumentError';
+  }
+}
+
+/** A read at a revision the store has not reached yet (Kubernetes answers "Too large resource version"). */
+export class FutureRevisionError extends InvalidArgumentError {
+  constructor(
+    readonly requestedRevision: number,
+    readonly currentRevision: number,
+  ) {
+    super(`revision ${requestedRevision} is in the future: the current revision is ${currentRevision}`);
+    this.name = 'FutureRevisionError';
+  }
+}

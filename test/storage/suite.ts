@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import {
   CompactedError,
   ConflictError,
+  FutureRevisionError,
   StorageError,
   UnavailableError,
   type KeyValue,
@@ -237,7 +238,11 @@ export function storageSuite(name: string, open: StorageFactory): void {
       assert.deepEqual(keysOf((await store.list('/o/', { revision: r1 })).items), ['/o/a']);
       assert.deepEqual((await store.list('/o/')).items.map((kv) => `${kv.key}=${text(kv.value)}`), ['/o/a=2']);
 
-      await rejectsWith(store.list('/o/', { revision: r1 + 100 }), 'invalid', /future/);
+      const future = await rejectsWith(store.list('/o/', { revision: r1 + 100 }), 'invalid');
+      assert.ok(future instanceof FutureRevisionError);
+      assert.equal(future.requestedRevision, r1 + 100);
+      assert.equal(future.currentRevision, r1 + 3);
+      assert.equal(future.message, `revision ${r1 + 100} is in the future: the current revision is ${r1 + 3}`);
       await rejectsWith(store.list('/o/', { continue: 'garbage' }), 'invalid', /continue token/);
       const page = await store.list('/o/', { limit: 1, revision: r1 + 1 });
       await rejectsWith(store.list('/other/', { continue: page.continue }), 'invalid', /another prefix/);
