@@ -7,6 +7,7 @@
  */
 import { X509Certificate, createHash } from 'node:crypto';
 import type { DetailedPeerCertificate } from 'node:tls';
+import * as pkix from '@peculiar/x509';
 import { AuthenticationError, type AuthenticationRequest, type AuthenticationResult, type Authenticator } from './types.js';
 
 const ClientAuth = '1.3.6.1.5.5.7.3.2';
@@ -31,8 +32,19 @@ function presentedChain(peer: DetailedPeerCertificate): X509Certificate[] {
   return chain;
 }
 
-function identifier(cert: X509Certificate): string {
-  return `SN=${BigInt(`0x${cert.serialNumber}`).toString()}`;
+/** `AB:CD:…`, as upstream prints key identifiers. */
+const columnSeparatedHex = (hex: string | undefined): string => (hex ?? '').toUpperCase().match(/../g)?.join(':') ?? '';
+
+/** Upstream's certificate identifier for logs: `SN=<decimal>, SKID=<hex>, AKID=<hex>`. */
+export function certificateIdentifier(der: Buffer): string {
+  try {
+    const cert = new pkix.X509Certificate(der);
+    const skid = cert.getExtension(pkix.SubjectKeyIdentifierExtension)?.keyId;
+    const akid = cert.getExtension(pkix.AuthorityKeyIdentifierExtension)?.keyId;
+    return `SN=${BigInt(`0x${cert.serialNumber}`).toString()}, SKID=${columnSeparatedHex(skid)}, AKID=${columnSeparatedHex(akid)}`;
+  } catch {
+    return `SHA256=${createHash('sha256').update(der).digest('hex')}`;
+  }
 }
 
 export class X509Authenticator implements Authenticator {
@@ -47,9 +59,8 @@ export class X509Authenticator implements Authenticator {
     const peer = request.tls?.peerCertificate;
     if (!peer || !peer.raw) return null;
     const chain = presentedChain(peer);
-    const leaf = chain[0]!;
     const failure = request.tls!.authorized ? this.verify(chain) : (request.tls!.authorizationError ?? 'certificate not verified');
-    if (failure) throw new AuthenticationError(`verifying certificate ${identifier(leaf)} failed: ${failure}`);
+    if (failure) throw new AuthenticationError(`verifying certificate ${certificateIdentifier(peer.raw)} failed: ${failure}`);
     const commonNames = asList(peer.subject?.CN);
     const name = commonNames[commonNames.length - 1] ?? '';
     if (name === '') return null;
