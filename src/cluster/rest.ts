@@ -190,7 +190,7 @@ export class ResourceHandlers {
         if (!(error instanceof StatusError && error.code === 404)) throw error;
       }
     }
-    return this.send(request, 200, { kind: type.listKind, apiVersion: apiVersionOf(type.group, request.info.apiVersion), metadata: { resourceVersion: page.resourceVersion }, items: deleted.map((o) => ({ ...o, apiVersion: undefined, kind: undefined })) });
+    return this.send(request, 200, { kind: type.listKind, apiVersion: apiVersionOf(type.group, request.info.apiVersion), metadata: { resourceVersion: page.resourceVersion }, items: deleted.map(({ apiVersion: _v, kind: _k, ...rest }) => rest) });
   }
 
   private predicate(request: ApiRequest, type: ResourceType): Predicate | undefined {
@@ -202,7 +202,6 @@ export class ResourceHandlers {
     const limitText = request.query.get('limit');
     const limit = limitText ? Number(limitText) : undefined;
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw badRequest(`limit: Invalid value: ${JSON.stringify(limitText)}: must be a non-negative integer`);
-    if (type.namespaced && namespace) await this.registry.requireNamespace(type, namespace).catch(() => undefined);
     const page = await this.registry.list(type, namespace, request.info.apiVersion, { ...(predicate ? { predicate } : {}), ...(limit ? { limit } : {}), ...(request.query.get('continue') ? { continue: request.query.get('continue')! } : {}) });
     const metadata = { resourceVersion: page.resourceVersion, ...(page.continue ? { continue: page.continue } : {}), ...(page.remainingItemCount !== undefined ? { remainingItemCount: page.remainingItemCount } : {}) };
     const apiVersion = apiVersionOf(type.group, request.info.apiVersion);

@@ -19,12 +19,11 @@ export interface DiscoveryDocuments {
   aggregated(which: 'api' | 'apis', version: 'v2' | 'v2beta1'): object;
 }
 
-const AGGREGATED = /application\/json;\s*g=apidiscovery\.k8s\.io;\s*v=(v2|v2beta1);\s*as=APIGroupDiscoveryList/g;
+const AGGREGATED = /application\/json;g=apidiscovery\.k8s\.io;v=(v2|v2beta1);as=APIGroupDiscoveryList/;
 
-/** The first aggregated-discovery version the Accept header lists, or undefined for legacy. */
+/** The first aggregated-discovery version the Accept header lists (clients list v2 before v2beta1), or undefined for legacy. */
 export function aggregatedVersionAccepted(accept: string | undefined): 'v2' | 'v2beta1' | undefined {
-  const first = [...(accept ?? '').replace(/\s+/g, '').matchAll(new RegExp(AGGREGATED.source.replace(/\\s\*/g, ''), 'g'))][0];
-  return first ? (first[1] as 'v2' | 'v2beta1') : undefined;
+  return AGGREGATED.exec((accept ?? '').replace(/\s+/g, ''))?.[1] as 'v2' | 'v2beta1' | undefined;
 }
 
 export function aggregatedContentType(version: 'v2' | 'v2beta1'): string {
