@@ -4,17 +4,18 @@
  * with the methods it answers; any other method on a known path is 405 with an empty body, as OPA's
  * router answers. Handlers take the store's current snapshot once and answer from it alone.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from '../common/http.js';
+import type { FastifyInstance } from '../common/http.js';
 import { RegoErrors, type PreparedQuery, type QueryResult } from '../rego/index.js';
 import type { ConfigObject, PolicyConfig } from './config.js';
 import { reportedConfig } from './config.js';
 import { DecisionLogger } from './decision-log.js';
 import type { Json } from './data-tree.js';
-import { ApiError, Code, Message } from './errors.js';
+import { ApiError, Code, Message, errorResponse } from './errors.js';
+import { installDecisionFastPath } from './fast-path.js';
 import { NO_METRICS, RequestMetrics, type ServerMetrics } from './metrics.js';
 import {
   bodyBytes, explainMode, flag, isYaml, lastParam, parseDocument, pathAfter, rawRemainder, sendJson,
-  type ExplainMode, type Query,
+  type ApiReply, type ApiRequest, type ExplainMode, type Query,
 } from './requests.js';
 import { authorizationInput, authorizerReadsBody, authorize, bearerIdentity, type AuthenticationMode, type AuthorizationMode } from './security.js';
 import type { DataOperation, PolicyStore, Snapshot } from './store.js';
@@ -33,12 +34,12 @@ export interface ApiOptions {
 }
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | unknown;
+type Handler = (request: ApiRequest, reply: ApiReply) => Promise<unknown> | unknown;
 
 const ALL_METHODS: Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 /** Per-request state the security layer hands to the handlers. */
-const parsedBodies = new WeakMap<FastifyRequest, { value: unknown }>();
-const identities = new WeakMap<FastifyRequest, string>();
+const parsedBodies = new WeakMap<ApiRequest, { value: unknown }>();
+const identities = new WeakMap<ApiRequest, string>();
 
 export function registerApi(server: FastifyInstance, options: ApiOptions): void {
   const api = new PolicyApi(options);
@@ -76,6 +77,8 @@ export function registerApi(server: FastifyInstance, options: ApiOptions): void 
   });
   if (options.authentication === 'token' || options.authorization === 'basic') {
     server.addHook('preHandler', async (request) => api.secure(request));
+  } else {
+    installDecisionFastPath(server, api.dataPost, { bodyLimit: options.config.maxBodyBytes, metrics: options.metrics, errorResponse });
   }
 }
 
@@ -92,7 +95,7 @@ class PolicyApi {
 
   // --- security ---
 
-  readonly secure = async (request: FastifyRequest): Promise<void> => {
+  readonly secure = async (request: ApiRequest): Promise<void> => {
     const identity = this.options.authentication === 'token' ? bearerIdentity(request) : undefined;
     if (identity !== undefined) identities.set(request, identity);
     if (this.options.authorization !== 'basic') return;
@@ -111,7 +114,7 @@ class PolicyApi {
 
   // --- Data API ---
 
-  readonly dataGet = (request: FastifyRequest, reply: FastifyReply) => {
+  readonly dataGet = (request: ApiRequest, reply: ApiReply) => {
     const query = request.query as Query;
     const metrics = this.requestMetrics(query);
     metrics.start('timer_server_handler_ns');
@@ -123,7 +126,7 @@ class PolicyApi {
     return this.dataResponse(request, reply, { snapshot: this.options.store.current, path, input, query, metrics }, false);
   };
 
-  readonly dataPost = (request: FastifyRequest, reply: FastifyReply) => {
+  readonly dataPost = (request: ApiRequest, reply: ApiReply) => {
     const query = request.query as Query;
     const metrics = this.requestMetrics(query);
     metrics.start('timer_server_handler_ns');
@@ -138,7 +141,7 @@ class PolicyApi {
     return this.dataResponse(request, reply, { snapshot: this.options.store.current, path, input, query, metrics }, input === undefined);
   };
 
-  private dataResponse(request: FastifyRequest, reply: FastifyReply, params: EvalParams, inputMissing: boolean) {
+  private dataResponse(request: ApiRequest, reply: ApiReply, params: EvalParams, inputMissing: boolean) {
     const { snapshot, path, input, query, metrics } = params;
     const decisionId = this.options.decisionLog ? DecisionLogger.newId() : undefined;
     const explain = explainMode(query);
@@ -162,7 +165,7 @@ class PolicyApi {
     return sendJson(reply, 200, response, pretty);
   }
 
-  readonly dataPut = async (request: FastifyRequest, reply: FastifyReply) => {
+  readonly dataPut = async (request: ApiRequest, reply: ApiReply) => {
     const query = request.query as Query;
     const metrics = this.requestMetrics(query);
     metrics.start('timer_server_handler_ns');
@@ -175,7 +178,7 @@ class PolicyApi {
     return this.writeResponse(reply, query, metrics);
   };
 
-  readonly dataPatch = async (request: FastifyRequest, reply: FastifyReply) => {
+  readonly dataPatch = async (request: ApiRequest, reply: ApiReply) => {
     const query = request.query as Query;
     const metrics = this.requestMetrics(query);
     metrics.start('timer_server_handler_ns');
@@ -192,7 +195,7 @@ class PolicyApi {
     return this.writeResponse(reply, query, metrics);
   };
 
-  readonly dataDelete = async (request: FastifyRequest, reply: FastifyReply) => {
+  readonly dataDelete = async (request: ApiRequest, reply: ApiReply) => {
     const query = request.query as Query;
     const metrics = this.requestMetrics(query);
     metrics.start('timer_server_handler_ns');
@@ -200,7 +203,7 @@ class PolicyApi {
     return this.writeResponse(reply, query, metrics);
   };
 
-  private writeResponse(reply: FastifyReply, query: Query, metrics: RequestMetrics) {
+  private writeResponse(reply: ApiReply, query: Query, metrics: RequestMetrics) {
     metrics.stop('timer_server_handler_ns');
     if (flag(query, 'metrics')) return sendJson(reply, 200, { metrics: metrics.all() });
     return reply.code(204).send();
@@ -208,13 +211,13 @@ class PolicyApi {
 
   // --- default decision and the v0 webhook API ---
 
-  readonly defaultDecision = (request: FastifyRequest, reply: FastifyReply) =>
+  readonly defaultDecision = (request: ApiRequest, reply: ApiReply) =>
     this.bareDecision(request, reply, this.options.config.defaultDecision);
 
-  readonly v0Data = (request: FastifyRequest, reply: FastifyReply) => this.bareDecision(request, reply, pathAfter(request, '/v0/data'));
+  readonly v0Data = (request: ApiRequest, reply: ApiReply) => this.bareDecision(request, reply, pathAfter(request, '/v0/data'));
 
   /** `POST /` and `POST /v0/data/…`: the body is the input; the answer is the bare value or 404. */
-  private bareDecision(request: FastifyRequest, reply: FastifyReply, path: readonly string[]) {
+  private bareDecision(request: ApiRequest, reply: ApiReply, path: readonly string[]) {
     const query = request.query as Query;
     const metrics = this.requestMetrics(query);
     metrics.start('timer_server_handler_ns');
@@ -247,13 +250,13 @@ class PolicyApi {
 
   // --- Policy API ---
 
-  readonly policyList = (request: FastifyRequest, reply: FastifyReply) => {
+  readonly policyList = (request: ApiRequest, reply: ApiReply) => {
     const snapshot = this.options.store.current;
     const result = [...snapshot.policies.values()].map((p) => ({ id: p.id, raw: p.raw, ast: snapshot.ast(p.id) }));
     return sendJson(reply, 200, { result }, flag(request.query as Query, 'pretty'));
   };
 
-  readonly policyGet = (request: FastifyRequest, reply: FastifyReply) => {
+  readonly policyGet = (request: ApiRequest, reply: ApiReply) => {
     const id = rawRemainder(request, '/v1/policies/');
     const snapshot = this.options.store.current;
     const policy = snapshot.policies.get(id);
@@ -261,7 +264,7 @@ class PolicyApi {
     return sendJson(reply, 200, { result: { id, raw: policy.raw, ast: snapshot.ast(id) } }, flag(request.query as Query, 'pretty'));
   };
 
-  readonly policyPut = async (request: FastifyRequest, reply: FastifyReply) => {
+  readonly policyPut = async (request: ApiRequest, reply: ApiReply) => {
     const query = request.query as Query;
     const metrics = this.requestMetrics(query);
     const id = rawRemainder(request, '/v1/policies/');
@@ -273,7 +276,7 @@ class PolicyApi {
     return sendJson(reply, 200, flag(query, 'metrics') ? { metrics: metrics.all() } : {}, flag(query, 'pretty'));
   };
 
-  readonly policyDelete = async (request: FastifyRequest, reply: FastifyReply) => {
+  readonly policyDelete = async (request: ApiRequest, reply: ApiReply) => {
     const query = request.query as Query;
     const metrics = this.requestMetrics(query);
     const id = rawRemainder(request, '/v1/policies/');
@@ -285,14 +288,14 @@ class PolicyApi {
 
   // --- Query API ---
 
-  readonly queryGet = (request: FastifyRequest, reply: FastifyReply) => {
+  readonly queryGet = (request: ApiRequest, reply: ApiReply) => {
     const query = request.query as Query;
     const text = lastParam(query, 'q');
     if (text === undefined) throw ApiError.badRequest("missing parameter 'q'");
     return this.adhoc(request, reply, text, undefined);
   };
 
-  readonly queryPost = (request: FastifyRequest, reply: FastifyReply) => {
+  readonly queryPost = (request: ApiRequest, reply: ApiReply) => {
     let body: unknown;
     try {
       body = this.body(request);
@@ -303,7 +306,7 @@ class PolicyApi {
     return this.adhoc(request, reply, typeof text === 'string' ? text : '', input ?? undefined);
   };
 
-  private adhoc(request: FastifyRequest, reply: FastifyReply, text: string, input: unknown) {
+  private adhoc(request: ApiRequest, reply: ApiReply, text: string, input: unknown) {
     const query = request.query as Query;
     const metrics = this.requestMetrics(query);
     metrics.start('timer_server_handler_ns');
@@ -344,9 +347,9 @@ class PolicyApi {
 
   // --- Health, Config, Status, Prometheus ---
 
-  readonly health = (_request: FastifyRequest, reply: FastifyReply) => sendJson(reply, 200, {});
+  readonly health = (_request: ApiRequest, reply: ApiReply) => sendJson(reply, 200, {});
 
-  readonly healthPolicy = (request: FastifyRequest, reply: FastifyReply) => {
+  readonly healthPolicy = (request: ApiRequest, reply: ApiReply) => {
     const path = ['system', 'health', ...pathAfter(request, '/health')];
     const snapshot = this.options.store.current;
     const ref = dataRef(path);
@@ -361,12 +364,12 @@ class PolicyApi {
     return sendJson(reply, 200, {});
   };
 
-  readonly configGet = (request: FastifyRequest, reply: FastifyReply) => {
+  readonly configGet = (request: ApiRequest, reply: ApiReply) => {
     const config = { ...reportedConfig(this.options.rawConfig), labels: this.labels() };
     return sendJson(reply, 200, { result: config }, flag(request.query as Query, 'pretty'));
   };
 
-  readonly statusGet = (request: FastifyRequest, reply: FastifyReply) => {
+  readonly statusGet = (request: ApiRequest, reply: ApiReply) => {
     // OPA answers only when the status plugin is configured (`status` in the config).
     if (this.options.rawConfig.status === undefined) throw new ApiError(500, Code.internal, 'status plugin not enabled');
     const snapshot = this.options.store.current;
@@ -376,7 +379,7 @@ class PolicyApi {
     return sendJson(reply, 200, { result }, flag(request.query as Query, 'pretty'));
   };
 
-  readonly prometheus = async (_request: FastifyRequest, reply: FastifyReply) => {
+  readonly prometheus = async (_request: ApiRequest, reply: ApiReply) => {
     const text = await this.options.metrics.text();
     return reply.code(200).header('content-type', this.options.metrics.contentType).send(text);
   };
@@ -410,7 +413,7 @@ class PolicyApi {
   }
 
   /** The parsed JSON (or YAML) body, read once per request; undefined when empty. */
-  private body(request: FastifyRequest): unknown {
+  private body(request: ApiRequest): unknown {
     const cached = parsedBodies.get(request);
     if (cached) return cached.value;
     const bytes = bodyBytes(request, this.options.config.maxGzipBytes);
@@ -439,7 +442,7 @@ class PolicyApi {
   }
 
   private logDecision(
-    request: FastifyRequest,
+    request: ApiRequest,
     event: { decisionId?: string; path?: readonly string[]; queryText?: string; input: unknown; result?: unknown; error?: unknown; metrics: RequestMetrics; snapshot: Snapshot },
   ): void {
     const log = this.options.decisionLog;

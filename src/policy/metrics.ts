@@ -57,8 +57,16 @@ export class ServerMetrics {
     });
   }
 
+  private readonly series = new Map<string, { observe(value: number): void }>();
+
   observe(handler: string, method: string, code: number, seconds: number): void {
-    this.duration.observe({ code: String(code), handler, method: method.toLowerCase() }, seconds);
+    const key = `${handler} ${method} ${code}`;
+    let series = this.series.get(key);
+    if (!series) {
+      series = this.duration.labels({ code: String(code), handler, method: method.toLowerCase() });
+      this.series.set(key, series);
+    }
+    series.observe(seconds);
   }
 
   text(): Promise<string> {

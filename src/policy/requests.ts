@@ -5,12 +5,35 @@
  */
 import { gunzipSync } from 'node:zlib';
 import { parse as parseYaml } from 'yaml';
-import type { FastifyReply, FastifyRequest } from '../common/http.js';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { ApiError, Message } from './errors.js';
 import { parseJson } from './json.js';
 
+/**
+ * What the API handlers read of a request and write to a reply: the part of fastify's request and
+ * reply they use, so that the decision fast path (./fast-path.ts) can serve the same handlers
+ * straight from node:http.
+ */
+export interface ApiRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly query: unknown;
+  /** The raw body (a Buffer), when there is one. */
+  readonly body: unknown;
+  readonly socket: Socket;
+  readonly raw: IncomingMessage;
+}
+
+export interface ApiReply {
+  code(status: number): ApiReply;
+  header(name: string, value: string): ApiReply;
+  send(payload?: Buffer | string): ApiReply;
+}
+
 /** The request body, gunzipped when `Content-Encoding: gzip` (bounded by `gzipLimit`). */
-export function bodyBytes(request: FastifyRequest, gzipLimit: number): Buffer {
+export function bodyBytes(request: ApiRequest, gzipLimit: number): Buffer {
   const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   const encoding = request.headers['content-encoding'];
   if (raw.length === 0 || typeof encoding !== 'string' || !encoding.includes('gzip')) return raw;
@@ -22,7 +45,7 @@ export function bodyBytes(request: FastifyRequest, gzipLimit: number): Buffer {
   }
 }
 
-export function isYaml(request: FastifyRequest): boolean {
+export function isYaml(request: ApiRequest): boolean {
   const type = request.headers['content-type'];
   return typeof type === 'string' && type.includes('yaml');
 }
@@ -38,7 +61,7 @@ export function parseDocument(bytes: Buffer, yaml: boolean, what: string): unkno
 }
 
 /** The decoded segments of the URL path after `prefix` (`/v1/data/a/b%2Fc` → ['a', 'b/c']). */
-export function pathAfter(request: FastifyRequest, prefix: string): string[] {
+export function pathAfter(request: ApiRequest, prefix: string): string[] {
   const url = request.url;
   const end = url.indexOf('?');
   const path = (end === -1 ? url : url.slice(0, end)).slice(prefix.length);
@@ -55,7 +78,7 @@ export function pathAfter(request: FastifyRequest, prefix: string): string[] {
 }
 
 /** The raw (still-escaped) remainder of the path after `prefix`, slashes kept: policy ids. */
-export function rawRemainder(request: FastifyRequest, prefix: string): string {
+export function rawRemainder(request: ApiRequest, prefix: string): string {
   const url = request.url;
   const end = url.indexOf('?');
   const rest = (end === -1 ? url : url.slice(0, end)).slice(prefix.length);
@@ -104,7 +127,7 @@ export function toJson(value: unknown, pretty: boolean): string {
   }
 }
 
-export function sendJson(reply: FastifyReply, status: number, value: unknown, pretty = false): FastifyReply {
+export function sendJson(reply: ApiReply, status: number, value: unknown, pretty = false): ApiReply {
   // A Buffer, so that fastify leaves the content type exactly as OPA writes it (no charset).
   return reply.code(status).header('content-type', 'application/json').send(Buffer.from(toJson(value, pretty)));
 }

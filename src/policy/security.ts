@@ -4,15 +4,15 @@
  * `--authorization=basic` asks `data.system.authz.allow` (config `default_authorization_decision`)
  * about every request, with OPA's input `{identity, method, path, params, headers, body}`.
  */
-import type { FastifyRequest } from '../common/http.js';
 import { ApiError, Code, Message } from './errors.js';
+import type { ApiRequest } from './requests.js';
 import type { Snapshot } from './store.js';
 
 export type AuthenticationMode = 'token' | 'off';
 export type AuthorizationMode = 'basic' | 'off';
 
 /** The identity of `Authorization: Bearer <token>`, if any. */
-export function bearerIdentity(request: FastifyRequest): string | undefined {
+export function bearerIdentity(request: ApiRequest): string | undefined {
   const header = request.headers.authorization;
   if (typeof header !== 'string') return undefined;
   const m = /^Bearer\s+(.+)$/i.exec(header.trim());
@@ -34,7 +34,7 @@ export interface AuthorizationInput {
 }
 
 /** The input OPA's basic authorizer gives the policy. */
-export function authorizationInput(request: FastifyRequest, identity: string | undefined, body: unknown): AuthorizationInput {
+export function authorizationInput(request: ApiRequest, identity: string | undefined, body: unknown): AuthorizationInput {
   const url = request.url;
   const q = url.indexOf('?');
   const rawPath = q === -1 ? url : url.slice(0, q);
