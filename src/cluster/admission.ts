@@ -31,6 +31,8 @@ export interface AdmissionAttributes {
   readonly oldObject?: KubeObject;
   readonly user: UserInfo;
   readonly dryRun: boolean;
+  /** Add a warning to the response (sent as `Warning: 299 - "<text>"`, printed by kubectl). */
+  readonly warn?: (text: string) => void;
 }
 
 export interface AdmissionPlugin {

@@ -9,6 +9,7 @@ import type { Storage } from '../storage/types.js';
 import { createHttpServer, HttpError, listen, type FastifyInstance, type FastifyReply, type FastifyRequest, type Listening, type ListenOptions, type TlsOptions } from '../common/http.js';
 import type { Logger } from '../common/log.js';
 import { AdmissionChain, type AdmissionPlugin } from './admission.js';
+import { WebhookAdmission } from './webhooks/dispatcher.js';
 import { aggregatedContentType, aggregatedVersionAccepted, buildDiscovery, type DiscoveryDocuments } from './api/discovery.js';
 import { buildOpenApiV3, OPENAPI_V2_BODY, OPENAPI_V2_CONTENT_TYPE, type OpenApiV3 } from './api/openapi.js';
 import { requestInfo, type RequestInfo } from './api/requestinfo.js';
@@ -16,6 +17,7 @@ import { AuthenticationError, buildAuthenticator, type Authenticator, type Authe
 import { buildAuthorizer, checkEscalation, forbiddenError, ForbiddenError, ImpersonationRequestError, impersonate, InvalidReviewError, BadReviewRequestError, NodeGraph, RbacIndex, RoleRefNotFoundError, type Attributes, type AuthorizerChain } from './authz/index.js';
 import { Controllers } from './controllers.js';
 import { badRequest, internalError, pathNotFound, StatusError, tooLarge, unauthorized } from './errors.js';
+import type { ValueTransformer } from './registry/encryption.js';
 import { Registry } from './registry/registry.js';
 import { defaultResourceTable, type ResourceTable } from './resources/index.js';
 import { ResourceHandlers, type ApiRequest } from './rest.js';
@@ -45,6 +47,8 @@ export interface ClusterServerOptions {
   /** `--authorization-mode`. */
   readonly authorizationModes: readonly string[];
   readonly tokenIssuer: ServiceAccountTokenIssuer;
+  /** Encryption at rest of Secrets (AesGcmTransformer.open(dataDir)); without it they are stored as JSON. */
+  readonly encryption?: ValueTransformer;
   readonly bodyLimit?: number;
 }
 
@@ -74,7 +78,10 @@ export async function startClusterServer(options: ClusterServerOptions, where: L
       checkEscalation(attributes.user, attributes.object, authorizer, rbac, attributes.oldObject);
     },
   };
-  const registry = new Registry(options.storage, resources, new AdmissionChain([escalation]));
+  // Dynamic admission runs as upstream's default plugins do: mutating webhooks first, then the
+  // built-in validation, then validating webhooks (kube.md §6.6).
+  const webhooks = await WebhookAdmission.start({ storage: options.storage, resources, logger: options.logger });
+  const registry = new Registry(options.storage, resources, new AdmissionChain([webhooks.mutating, escalation, webhooks.validating]));
   const controllers = new Controllers(registry, rbac, nodes, options.logger);
   await controllers.start();
 
@@ -97,6 +104,7 @@ export async function startClusterServer(options: ClusterServerOptions, where: L
     listening = await listen(server, where);
   } catch (error) {
     controllers.stop();
+    webhooks.close();
     await server.close();
     throw error;
   }
@@ -107,6 +115,7 @@ export async function startClusterServer(options: ClusterServerOptions, where: L
     rbac,
     async close() {
       controllers.stop();
+      webhooks.close();
       handlers.closeWatches();
       await server.close();
     },

@@ -1,0 +1,135 @@
+/**
+ * Calling a webhook: where (`clientConfig.url`, or `clientConfig.service` resolved through the
+ * cluster's own Service and Endpoints objects — there is no cluster DNS here), over HTTPS verified
+ * with `caBundle` against the name `<service>.<namespace>.svc`, bounded by `timeoutSeconds`.
+ * Failures read as the Go client's do, since users search for those texts.
+ */
+import https from 'node:https';
+import { isIP } from 'node:net';
+import { isPlainObject, type KubeObject } from '../object.js';
+import { CallError } from './review.js';
+import type { ClientConfig } from './webhook.js';
+
+export interface Target {
+  /** The URL as the webhook's configuration names it (for messages), with `?timeout=Ns`. */
+  readonly url: URL;
+  /** Where to connect. */
+  readonly host: string;
+  readonly port: number;
+  /** The name the server certificate must be valid for. */
+  readonly servername: string;
+}
+
+/** Looks up the objects a `service` reference needs. */
+export interface ServiceDirectory {
+  service(namespace: string, name: string): Promise<KubeObject | undefined>;
+  endpoints(namespace: string, name: string): Promise<KubeObject | undefined>;
+}
+
+export async function resolveTarget(config: ClientConfig, timeoutSeconds: number, services: ServiceDirectory): Promise<Target> {
+  const timeout = `timeout=${Math.ceil(timeoutSeconds)}s`;
+  if (config.url) {
+    const url = new URL(config.url);
+    url.search = url.search ? `${url.search}&${timeout}` : `?${timeout}`;
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    return { url, host, port: Number(url.port || 443), servername: host };
+  }
+  const ref = config.service;
+  if (!ref) throw new CallError('webhook has neither clientConfig.url nor clientConfig.service');
+  const dnsName = `${ref.name}.${ref.namespace}.svc`;
+  const url = new URL(`https://${dnsName}:${ref.port}${ref.path ?? '/'}`);
+  url.search = `?${timeout}`;
+  const fail = (why: string) => new CallError(`failed to call webhook: Post "${url}": ${why}`);
+
+  const service = await services.service(ref.namespace, ref.name);
+  if (!service) throw fail(`service "${ref.namespace}/${ref.name}" not found`);
+  const spec = isPlainObject(service.spec) ? service.spec : {};
+  if (typeof spec.externalName === 'string' && spec.type === 'ExternalName') {
+    return { url, host: spec.externalName, port: ref.port, servername: dnsName };
+  }
+  const ports = (Array.isArray(spec.ports) ? spec.ports : []).filter(isPlainObject);
+  const servicePort = ports.find((p) => p.port === ref.port);
+  if (!servicePort) throw fail(`service "${ref.namespace}/${ref.name}" has no port ${ref.port}`);
+  const endpoints = await services.endpoints(ref.namespace, ref.name);
+  const subsets = (Array.isArray(endpoints?.subsets) ? endpoints!.subsets : []).filter(isPlainObject);
+  for (const subset of subsets) {
+    const addresses = (Array.isArray(subset.addresses) ? subset.addresses : []).filter(isPlainObject);
+    const subsetPorts = (Array.isArray(subset.ports) ? subset.ports : []).filter(isPlainObject);
+    const port =
+      subsetPorts.find((p) => servicePort.name !== undefined && p.name === servicePort.name) ??
+      subsetPorts.find((p) => p.port === (typeof servicePort.targetPort === 'number' ? servicePort.targetPort : servicePort.port)) ??
+      (subsetPorts.length === 1 ? subsetPorts[0] : undefined);
+    const address = addresses.find((a) => typeof a.ip === 'string');
+    if (address && port && typeof port.port === 'number') return { url, host: address.ip as string, port: port.port, servername: dnsName };
+  }
+  throw fail(`no endpoints available for service "${ref.name}"`);
+}
+
+/** POST the review; resolves with the parsed JSON answer, rejects with a CallError. */
+export function post(target: Target, caBundle: string | undefined, body: object, timeoutSeconds: number): Promise<unknown> {
+  const prefix = `failed to call webhook: Post "${target.url}"`;
+  return new Promise((resolve, reject) => {
+    const payload = JSON.stringify(body);
+    const request = https.request(
+      {
+        host: target.host,
+        port: target.port,
+        path: target.url.pathname + target.url.search,
+        method: 'POST',
+        ca: caBundle,
+        servername: isIP(target.servername) ? undefined : target.servername,
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(payload) },
+        agent: false,
+        timeout: timeoutSeconds * 1000,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', (error) => reject(new CallError(`${prefix}: ${goError(error, target)}`)));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const status = response.statusCode ?? 0;
+          if (status < 200 || status >= 300) return reject(new CallError(`received invalid webhook response: HTTP ${status}: ${text.slice(0, 200)}`));
+          try {
+            resolve(JSON.parse(text));
+          } catch {
+            reject(new CallError(`received invalid webhook response: the body is not JSON: ${JSON.stringify(text.slice(0, 80))}`));
+          }
+        });
+      },
+    );
+    const deadline = setTimeout(() => request.destroy(Object.assign(new Error('deadline'), { code: 'ETIMEDOUT' })), timeoutSeconds * 1000);
+    request.on('timeout', () => request.destroy(Object.assign(new Error('deadline'), { code: 'ETIMEDOUT' })));
+    request.on('error', (error) => reject(new CallError(`${prefix}: ${goError(error, target)}`)));
+    request.on('close', () => clearTimeout(deadline));
+    request.end(payload);
+  });
+}
+
+/** Node's network and TLS failures in the words of Go's net/http, which is what users look up. */
+function goError(error: Error & { code?: string }, target: Target): string {
+  const where = `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
+  switch (error.code) {
+    case 'ECONNREFUSED':
+      return `dial tcp ${where}: connect: connection refused`;
+    case 'ETIMEDOUT':
+    case 'ESOCKETTIMEDOUT':
+      return 'context deadline exceeded';
+    case 'ECONNRESET':
+      return `read tcp ${where}: read: connection reset by peer`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `dial tcp: lookup ${target.host}: no such host`;
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+      return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+      return `tls: failed to verify certificate: x509: certificate is not valid for ${target.servername}`;
+    case 'CERT_HAS_EXPIRED':
+      return 'tls: failed to verify certificate: x509: certificate has expired or is not yet valid';
+    default:
+      return error.message;
+  }
+}
