@@ -227,7 +227,7 @@ function parseLayout(layout: string): Chunk[] {
   outer: while (i < layout.length) {
     // fractional seconds: .000 / ,000 (fixed) or .999 / ,999 (trimmed), after a seconds field
     const frac = /^[.,](0+|9+)(?![0-9])/.exec(layout.slice(i));
-    if (frac && /05$|5$/.test(layout.slice(0, i))) {
+    if (frac) {
       if (lit) out.push({ lit }), (lit = '');
       out.push({ std: frac[1]![0] === '0' ? 'frac0' : 'frac9', digits: frac[1]!.length });
       (out[out.length - 1] as { sep?: string }).sep = layout[i];
