@@ -42,6 +42,9 @@ interface EvalContext {
   cache: Map<object, Value | typeof UNDEF>;
 }
 
+/** Marks a term that needs the general (iterating) evaluation path. */
+const NOT_SIMPLE = Symbol('not simple');
+
 /** The sentinel cached for rule sets whose document is undefined. */
 const UNDEF = Symbol('undefined');
 
@@ -100,10 +103,9 @@ export class Evaluation {
     if (i === body.length) return k();
     if ((++this.steps & 1023) === 0) this.checkDeadline();
     const e = body[i]!;
-    const next = (): boolean => this.body(body, i + 1, f, k);
     if (this.trace) this.trace({ op: 'eval', text: e.text, loc: e.loc, depth: this.depth });
-    if (e.with) return this.withModifiers(e, e.with, f, next);
-    return this.expr(e, f, next);
+    if (e.with) return this.withModifiers(e, e.with, f, () => this.body(body, i + 1, f, k));
+    return this.expr(e, f, () => this.body(body, i + 1, f, k));
   }
 
   private expr(e: Expr, f: Frame, k: K): boolean {
@@ -230,17 +232,75 @@ export class Evaluation {
   terms(ts: readonly Term[], f: Frame, k: (vs: Value[]) => boolean): boolean {
     const n = ts.length;
     const out = new Array<Value>(n);
-    const step = (i: number): boolean => {
-      if (i === n) return k(out.slice());
-      return this.term(ts[i]!, f, (v) => {
-        out[i] = v;
-        return step(i + 1);
-      });
-    };
-    return step(0);
+    // Fast path: every term has exactly one value or none.
+    let simple = true;
+    for (let i = 0; i < n; i++) {
+      const v = this.simple(ts[i]!, f);
+      if (v === NOT_SIMPLE) {
+        simple = false;
+        break;
+      }
+      if (v === undefined) return false;
+      out[i] = v;
+    }
+    if (simple) return k(out);
+    return this.termsFrom(ts, 0, out, f, k);
+  }
+
+  private termsFrom(ts: readonly Term[], i: number, out: Value[], f: Frame, k: (vs: Value[]) => boolean): boolean {
+    if (i === ts.length) return k(out.slice());
+    return this.term(ts[i]!, f, (v) => {
+      out[i] = v;
+      return this.termsFrom(ts, i + 1, out, f, k);
+    });
+  }
+
+  /**
+   * The value of a term that has at most one (no iteration, no unbound variable): the value,
+   * `undefined` when it is undefined, or NOT_SIMPLE when it needs the general path.
+   */
+  private simple(t: Term, f: Frame): Value | undefined | typeof NOT_SIMPLE {
+    switch (t.k) {
+      case 'val':
+        return t.v;
+      case 'var': {
+        const v = f[t.slot];
+        return v === undefined ? NOT_SIMPLE : v;
+      }
+      case 'ref': {
+        let v: Value | undefined;
+        const root = t.root;
+        if (root === 'input') v = this.input;
+        else if (root === 'data') return NOT_SIMPLE;
+        else {
+          const r = this.simple(root, f);
+          if (r === NOT_SIMPLE || r === undefined) return r;
+          v = r;
+        }
+        const path = t.path;
+        for (let i = 0; i < path.length; i++) {
+          if (v === undefined) return undefined;
+          const p = path[i]!;
+          let key: Value | undefined;
+          if (p.k === 'val') key = p.v;
+          else if (p.k === 'var') {
+            key = f[p.slot];
+            if (key === undefined) return NOT_SIMPLE;
+          } else return NOT_SIMPLE;
+          v = lookup(v, key);
+        }
+        return v;
+      }
+      default:
+        return NOT_SIMPLE;
+    }
   }
 
   term(t: Term, f: Frame, k: KV): boolean {
+    if (t.k === 'ref' && t.root !== 'data') {
+      const v = this.simple(t, f);
+      if (v !== NOT_SIMPLE) return v !== undefined && k(v);
+    }
     switch (t.k) {
       case 'val':
         return k(t.v);
@@ -678,6 +738,10 @@ export class Evaluation {
       case 'print':
       case 'internal.print':
         return k(true);
+      case 'equal':
+        return k(equals(args[0]!, args[1]!));
+      case 'neq':
+        return k(!equals(args[0]!, args[1]!));
     }
     const b = builtins.get(name);
     if (!b) throw new RegoError('eval_internal_error', `unsupported builtin ${name}`, loc);
@@ -715,11 +779,29 @@ export class Evaluation {
     if (b.k === 'var' && f[b.slot] === undefined) return this.term(a, f, (v) => this.bind(b.slot, v, f, k));
     if (a.k === 'arr' && b.k === 'arr') {
       if (a.items.length !== b.items.length) return false;
-      const step = (i: number): boolean => (i === a.items.length ? k() : this.unifyTerms(a.items[i]!, b.items[i]!, f, () => step(i + 1)));
-      return step(0);
+      return this.unifyItems(a.items, b.items, 0, f, k);
     }
     if (this.isBoundPattern(a, f)) return this.term(a, f, (v) => this.unify(b, v, f, k));
     return this.term(b, f, (v) => this.unify(a, v, f, k));
+  }
+
+  private unifyItems(a: readonly Term[], b: readonly Term[], i: number, f: Frame, k: K): boolean {
+    if (i === a.length) return k();
+    return this.unifyTerms(a[i]!, b[i]!, f, () => this.unifyItems(a, b, i + 1, f, k));
+  }
+
+  private unifyArray(items: readonly Term[], arr: readonly Value[], i: number, f: Frame, k: K): boolean {
+    if (i === arr.length) return k();
+    return this.unify(items[i]!, arr[i]!, f, () => this.unifyArray(items, arr, i + 1, f, k));
+  }
+
+  private unifyObject(entries: ReadonlyArray<[Term, Term]>, obj: RegoObject, i: number, f: Frame, k: K): boolean {
+    if (i === entries.length) return k();
+    const [kt, vt] = entries[i]!;
+    return this.term(kt, f, (key) => {
+      const child = obj.get(key);
+      return child !== undefined && this.unify(vt, child, f, () => this.unifyObject(entries, obj, i + 1, f, k));
+    });
   }
 
   private bind(slot: number, v: Value, f: Frame, k: K): boolean {
@@ -759,21 +841,11 @@ export class Evaluation {
       }
       case 'arr': {
         if (!Array.isArray(v) || v.length !== t.items.length) return false;
-        const arr = v as readonly Value[];
-        const step = (i: number): boolean => (i === arr.length ? k() : this.unify(t.items[i]!, arr[i]!, f, () => step(i + 1)));
-        return step(0);
+        return this.unifyArray(t.items, v as readonly Value[], 0, f, k);
       }
       case 'obj': {
         if (!(v instanceof RegoObject) || v.size !== t.entries.length) return false;
-        const step = (i: number): boolean => {
-          if (i === t.entries.length) return k();
-          const [kt, vt] = t.entries[i]!;
-          return this.term(kt, f, (key) => {
-            const child = v.get(key);
-            return child !== undefined && this.unify(vt, child, f, () => step(i + 1));
-          });
-        };
-        return step(0);
+        return this.unifyObject(t.entries, v, 0, f, k);
       }
       default:
         return this.term(t, f, (tv) => equals(tv, v) && k());
