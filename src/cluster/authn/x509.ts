@@ -7,6 +7,7 @@
  */
 import { X509Certificate, createHash } from 'node:crypto';
 import type { DetailedPeerCertificate } from 'node:tls';
+import 'reflect-metadata'; // @peculiar/x509 needs the Reflect metadata API before it loads
 import * as pkix from '@peculiar/x509';
 import { AuthenticationError, type AuthenticationRequest, type AuthenticationResult, type Authenticator } from './types.js';
 
