@@ -15,6 +15,7 @@ import { openStorage } from '../storage/index.js';
 import type { Storage } from '../storage/types.js';
 import { ServiceAccountTokenIssuer } from './authn/index.js';
 import { kubeconfig, type KubeconfigCredentials } from './kubeconfig.js';
+import { AesGcmTransformer } from './registry/encryption.js';
 import { ADMIN_USER, adminCertificate, clusterCa, pkiDir, servingCertificate } from './pki.js';
 import { startClusterServer, type ClusterServer } from './server.js';
 
@@ -73,6 +74,7 @@ export async function serveCluster(options: ServeOptions, logger: Logger): Promi
         },
         authorizationModes: options.authorizationMode,
         tokenIssuer: await ServiceAccountTokenIssuer.open(options.dataDir, options.serviceAccountIssuer ? { issuer: options.serviceAccountIssuer } : {}),
+        encryption: await AesGcmTransformer.open(options.dataDir),
       },
       { host: options.bindAddress, port: options.securePort },
     );

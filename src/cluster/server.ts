@@ -81,7 +81,7 @@ export async function startClusterServer(options: ClusterServerOptions, where: L
   // Dynamic admission runs as upstream's default plugins do: mutating webhooks first, then the
   // built-in validation, then validating webhooks (kube.md §6.6).
   const webhooks = await WebhookAdmission.start({ storage: options.storage, resources, logger: options.logger });
-  const registry = new Registry(options.storage, resources, new AdmissionChain([webhooks.mutating, escalation, webhooks.validating]));
+  const registry = new Registry(options.storage, resources, new AdmissionChain([webhooks.mutating, escalation, webhooks.validating]), options.encryption);
   const controllers = new Controllers(registry, rbac, nodes, options.logger);
   await controllers.start();
 

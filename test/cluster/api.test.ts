@@ -180,6 +180,19 @@ describe('objects', () => {
     });
   });
 
+  test('Secrets are encrypted at rest; other kinds are plain JSON', async () => {
+    const created = await as('POST', '/api/v1/namespaces/default/secrets', { body: { metadata: { name: 'db' }, stringData: { password: 'hunter2' } } });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(created.json().data, { password: Buffer.from('hunter2').toString('base64') });
+    assert.equal(created.json().type, 'Opaque');
+    const raw = Buffer.from((await storage.get('/registry/core/secrets/default/db'))!.value);
+    assert.equal(raw.subarray(0, 23).toString(), 'k8s:enc:aesgcm:v1:key1:');
+    assert.ok(!raw.includes('hunter2') && !raw.includes(Buffer.from('hunter2').toString('base64')));
+    assert.deepEqual((await as('GET', '/api/v1/namespaces/default/secrets/db')).json().data, { password: 'aHVudGVyMg==' });
+    const cm = Buffer.from((await storage.get('/registry/core/configmaps/default/occ'))!.value).toString();
+    assert.equal(JSON.parse(cm).metadata.name, 'occ');
+  });
+
   test('a service-account token request checks its duration', async () => {
     const short = await as('POST', '/api/v1/namespaces/default/serviceaccounts/default/token', { body: { spec: { expirationSeconds: 60 } } });
     assert.deepEqual(status(short), { code: 422, reason: 'Invalid', message: 'TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes' });

@@ -12,6 +12,7 @@ import { MemoryStorage } from '../../src/storage/index.js';
 import type { Storage } from '../../src/storage/types.js';
 import { ServiceAccountTokenIssuer } from '../../src/cluster/authn/index.js';
 import { kubeconfig } from '../../src/cluster/kubeconfig.js';
+import { AesGcmTransformer } from '../../src/cluster/registry/encryption.js';
 import { adminCertificate, clusterCa, servingCertificate, ADMIN_USER } from '../../src/cluster/pki.js';
 import { startClusterServer, type ClusterServer } from '../../src/cluster/server.js';
 
@@ -49,6 +50,7 @@ export async function startTestCluster(options: { storage?: Storage; modes?: str
       authentication: { tokenAuthFile: path.join(dir, 'tokens.csv'), basicAuthFile: path.join(dir, 'basic.csv'), clientCa: ca.cert, anonymous: options.anonymous ?? true },
       authorizationModes: options.modes ?? ['Node', 'RBAC'],
       tokenIssuer: await ServiceAccountTokenIssuer.open(dir),
+      encryption: await AesGcmTransformer.open(dir),
     },
     { host: '127.0.0.1', port: 0 },
   );

@@ -16,6 +16,7 @@ import { clone, isPlainObject, now, type JsonObject, type KubeObject } from '../
 import type { ResourceTable } from '../resources/index.js';
 import { apiVersionOf, type ResourceType } from '../resources/types.js';
 import { validateObjectMeta } from '../resources/validation.js';
+import type { ValueTransformer } from './encryption.js';
 import type { Predicate } from './selectors.js';
 import { Store, type ListPage } from './store.js';
 
@@ -42,8 +43,10 @@ export class Registry {
     readonly storage: Storage,
     readonly resources: ResourceTable,
     private readonly admission: AdmissionChain,
+    /** Encryption at rest for the kinds marked `encrypted` (Secrets). */
+    encryption?: ValueTransformer,
   ) {
-    for (const type of resources.all) if (!type.virtual) this.stores.set(type, new Store(storage, type));
+    for (const type of resources.all) if (!type.virtual) this.stores.set(type, new Store(storage, type, type.encrypted ? encryption : undefined));
   }
 
   store(type: ResourceType): Store {

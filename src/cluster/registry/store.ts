@@ -10,6 +10,7 @@ import { CompactedError, ConflictError, StorageError, type KeyValue, type Storag
 import { alreadyExists, badRequest, conflict, expired, internalError, notFound, OBJECT_MODIFIED, serviceUnavailable, StatusError } from '../errors.js';
 import type { KubeObject } from '../object.js';
 import type { ResourceType } from '../resources/types.js';
+import type { ValueTransformer } from './encryption.js';
 import type { Predicate } from './selectors.js';
 
 export interface ListPage {
@@ -33,6 +34,8 @@ export class Store {
   constructor(
     private readonly storage: Storage,
     readonly type: ResourceType,
+    /** Encryption at rest for this kind's values (Secrets), or none. */
+    private readonly transformer?: ValueTransformer,
   ) {}
 
   private base(): string {
@@ -50,8 +53,10 @@ export class Store {
   decode(kv: KeyValue, revision = kv.modRevision): KubeObject {
     let object: KubeObject;
     try {
-      object = JSON.parse(decoder.decode(kv.value)) as KubeObject;
+      const value = this.transformer ? this.transformer.fromStorage(kv.value, kv.key) : kv.value;
+      object = JSON.parse(decoder.decode(value)) as KubeObject;
     } catch (error) {
+      if (error instanceof StatusError) throw error;
       throw internalError(`stored object at ${kv.key} is not valid JSON`, { cause: error });
     }
     object.metadata.resourceVersion = String(revision);
@@ -60,7 +65,8 @@ export class Store {
 
   private encode(object: KubeObject): Uint8Array {
     const { resourceVersion: _rv, ...metadata } = object.metadata;
-    return encoder.encode(JSON.stringify({ ...object, metadata }));
+    const plain = encoder.encode(JSON.stringify({ ...object, metadata }));
+    return this.transformer ? this.transformer.toStorage(plain, this.key(object.metadata.namespace ?? '', object.metadata.name!)) : plain;
   }
 
   async get(namespace: string, name: string): Promise<KubeObject> {

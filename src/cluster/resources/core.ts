@@ -252,6 +252,7 @@ const SECRETS: ResourceType = {
   kind: 'Secret',
   listKind: 'SecretList',
   namespaced: true,
+  encrypted: true,
   verbs: READ_WRITE,
   nameRule: 'dns1123-subdomain',
   schema: obj({ data: map('string'), stringData: map('string'), type: 'string', immutable: 'boolean' }),

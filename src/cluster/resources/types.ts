@@ -52,6 +52,8 @@ export interface ResourceType {
   readonly shortNames?: readonly string[];
   readonly categories?: readonly string[];
   readonly subresources?: readonly Subresource[];
+  /** Values are encrypted at rest when the server has an encryption key (Secrets). */
+  readonly encrypted?: boolean;
   /** Not stored: creates are answered by a review function. */
   readonly virtual?: Virtual;
   readonly nameRule?: NameRule;
