@@ -6,6 +6,8 @@ import { EtcdStorage } from '../../src/storage/etcd.js';
 import { openStorage, StorageError, type Storage } from '../../src/storage/index.js';
 import { etcdMissing, freePort, startEtcd, type EtcdServer } from './etcd-server.js';
 import { EventCollector, storageSuite } from './suite.js';
+import { transcript } from './differential.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 const text = (value: Uint8Array): string => new TextDecoder().decode(value);
@@ -99,6 +101,12 @@ if (missing) {
       assert.equal(seen.errors.length, 1);
       assert.equal(seen.errors[0]!.code, 'unavailable');
       assert.match(seen.errors[0]!.message, new RegExp(`^etcd at ${server.endpoint}: watch lost \\(`));
+    });
+
+    it('agrees with the memory backend on a random script', async () => {
+      const etcd = await EtcdStorage.open([server.endpoint], { prefix: '/differential/' });
+      opened.push(etcd);
+      assert.deepEqual(await transcript(etcd, 1), await transcript(new MemoryStorage(), 1));
     });
 
     it('reports an unreachable cluster in one line naming the address', async () => {
