@@ -6,10 +6,9 @@
  * object), then every plugin's `validate` (it may only reject, by throwing a StatusError or a
  * ForbiddenError). Writes that fail admission are not stored.
  *
- * Today the chain holds only the built-in plugins this server needs (RBAC escalation prevention,
- * see controllers.ts). Calling Mutating/ValidatingWebhookConfigurations is NOT implemented yet: it
- * belongs to the next issue and plugs in here as one more `AdmissionPlugin`. `noAdmission` is the
- * empty chain.
+ * The server's chain (server.ts) is: the MutatingAdmissionWebhook plugin, the built-in RBAC
+ * escalation check, then the ValidatingAdmissionWebhook plugin (webhooks/), as upstream orders
+ * them. `noAdmission` is the empty chain (registry tests, embedding).
  */
 import type { UserInfo } from './authn/types.js';
 import type { KubeObject } from './object.js';
