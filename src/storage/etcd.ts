@@ -69,6 +69,8 @@ export class EtcdStorage implements Storage {
   readonly #end: Buffer;
   readonly #watches = new Set<EtcdWatch>();
   readonly #connectTimeoutMs: number;
+  /** The last compaction point seen (etcd's is cluster-wide and only grows). */
+  #compaction = 0;
   #closed = false;
 
   private constructor(
@@ -203,6 +205,7 @@ export class EtcdStorage implements Storage {
     checkRevision('revision', revision, 1);
     try {
       await this.#call(() => this.#client.kv.compact({ revision, physical: false }));
+      this.#compaction = Math.max(this.#compaction, revision);
     } catch (error) {
       if (error instanceof CompactedError) return; // at or below the current compaction point
       if (error instanceof InvalidArgumentError) {
@@ -219,17 +222,23 @@ export class EtcdStorage implements Storage {
   }
 
   /**
-   * etcd has no call that reports its compaction point: a read at revision 1 tells whether there
-   * is one, and a watch from revision 1 is then cancelled with it.
+   * etcd has no call that reports its compaction point. A read at the last point seen (revision 1
+   * at first) tells whether it has moved since; only then does a watch from revision 1 learn the new
+   * one, from the cancellation etcd answers it with.
    */
   async compactedRevision(): Promise<number> {
     this.#open();
     try {
-      await this.#client.kv.range({ key: this.#prefix, count_only: true, revision: 1 });
-      return 0;
+      await this.#client.kv.range({ key: this.#prefix, count_only: true, revision: Math.max(1, this.#compaction) });
+      return this.#compaction;
     } catch (error) {
       if (!String((error as Error)?.message).includes(COMPACTED)) throw this.#translate(error);
     }
+    this.#compaction = Math.max(this.#compaction, await this.#probeCompaction());
+    return this.#compaction;
+  }
+
+  async #probeCompaction(): Promise<number> {
     const stream = await this.#call(() => this.#client.watchClient.watch());
     try {
       return await new Promise<number>((resolve, reject) => {
