@@ -1,4 +1,4 @@
-import { RegoSet, typeName, type ArrayValue, type Value } from '../value/index.js';
+import { RegoObject, RegoSet, equals, typeName, type ArrayValue, type Value } from '../value/index.js';
 import { OperandTypeError, defineBuiltins } from './registry.js';
 import { arr, elements, intOperand, set } from './operands.js';
 import { T, anyArray, anySet } from './types.js';
@@ -65,5 +65,49 @@ export const sets = defineBuiltins(
     deprecated: true,
     decl: T.fn([anySet, anySet], anySet),
     impl: ([a, b]) => new RegoSet(set(a!).values().filter((m) => !set(b!).has(m))),
+  },
+);
+
+/** Whether `x` is a member (value) of a collection, as `x in xs` means it. */
+function member(x: Value, coll: Value): boolean {
+  if (coll instanceof RegoSet) return coll.has(x);
+  if (Array.isArray(coll)) return (coll as ArrayValue).some((y) => equals(x, y));
+  if (coll instanceof RegoObject) return coll.values().some((y) => equals(x, y));
+  return false;
+}
+
+/** Whether `k` maps to `v` in a collection, as `k, v in xs` means it. */
+function memberAt(k: Value, v: Value, coll: Value): boolean {
+  if (coll instanceof RegoObject) {
+    const w = coll.get(k);
+    return w !== undefined && equals(v, w);
+  }
+  if (Array.isArray(coll)) {
+    const items = coll as ArrayValue;
+    return typeof k === 'number' && Number.isInteger(k) && k >= 0 && k < items.length && equals(items[k]!, v);
+  }
+  if (coll instanceof RegoSet) return equals(k, v) && coll.has(k);
+  return false;
+}
+
+/**
+ * Unification, assignment and membership. The evaluator implements `=`, `:=` and `in` itself
+ * (they bind variables); these entries declare them for the compiler and capabilities, and
+ * evaluate them on ground operands.
+ */
+export const operators = defineBuiltins(
+  { name: 'eq', infix: '=', decl: T.fn([T.any, T.any], T.boolean), impl: ([a, b]) => equals(a!, b!) },
+  { name: 'assign', infix: ':=', decl: T.fn([T.any, T.any], T.boolean), impl: ([a, b]) => equals(a!, b!) },
+  {
+    name: 'internal.member_2',
+    infix: 'in',
+    decl: T.fn([T.any, T.any], T.boolean),
+    impl: ([x, coll]) => member(x!, coll!),
+  },
+  {
+    name: 'internal.member_3',
+    infix: 'in',
+    decl: T.fn([T.any, T.any, T.any], T.boolean),
+    impl: ([k, v, coll]) => memberAt(k!, v!, coll!),
   },
 );

@@ -28,7 +28,7 @@ function tokenize(glob: string): Token[] {
   /** Next rune at `i`: [next index, rune, escaped]. */
   const next = (i: number): [number, string, boolean] => {
     if (cps[i] === '\\') {
-      if (i === cps.length - 1) invalid(glob, i, 'input ends with a \\ (escape) character');
+      if (i === cps.length - 1) invalid(glob, i, 'input ends with a \\\\ (escape) character');
       return [i + 2, cps[i + 1]!, true];
     }
     return [i + 1, cps[i]!, false];

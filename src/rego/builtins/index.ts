@@ -3,12 +3,13 @@
  * as OPA's capabilities JSON) and implementation, one file per category.
  *
  * The evaluator calls builtins through `invoke` / `invokeRelation` (operand kinds checked, errors
- * typed: BuiltinError → `eval_builtin_error`, undefined unless strict or `fatal`; OperandTypeError →
- * `eval_type_error`, always fatal) with a `BuiltinContext` from `createBuiltinContext`.
+ * typed: BuiltinError → `eval_builtin_error`, OperandTypeError → `eval_type_error`; either makes the
+ * call undefined unless strict builtin errors are on or the error is `fatal` (a builtin this build
+ * cannot run, a template-string conflict)) with a `BuiltinContext` from `createBuiltinContext`.
  */
 import { capabilitiesOf, createRegistry, type Registry } from './registry.js';
 import { aggregates } from './aggregates.js';
-import { arrays, sets } from './collections.js';
+import { arrays, operators, sets } from './collections.js';
 import { encoding } from './encoding.js';
 import { globs } from './glob.js';
 import { graphs } from './graph.js';
@@ -28,6 +29,7 @@ import { cryptoBuiltins } from './crypto.js';
 import { jwt } from './jwt.js';
 
 export const builtins: Registry = createRegistry([
+  operators,
   comparisons,
   arithmetic,
   bits,

@@ -114,13 +114,13 @@ export class BuiltinError extends Error {
 }
 
 /**
- * An operand of the wrong type: OPA code `eval_type_error`, always fatal.
+ * An operand of the wrong type: OPA code `eval_type_error`; like any builtin error it makes the call
+ * undefined unless strict builtin errors are on (OPA's evaluator treats them alike).
  * Detail as OPA words it: `operand 1 must be string but got number`,
  * `operand 2 must be one of {object, set, array} but got null`.
  */
 export class OperandTypeError extends BuiltinError {
   override readonly code: string = 'eval_type_error';
-  override readonly fatal: boolean = true;
 
   constructor(position: number, expected: string | readonly string[], got: Value | string);
   constructor(detail: string);

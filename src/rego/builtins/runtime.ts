@@ -169,6 +169,25 @@ export const runtime = defineBuiltins(
     unsupported: `${name} is not implemented`,
     impl: unsupported(`${name} is not implemented`),
   })),
+  ...(
+    [
+      ['crypto.x509.parse_certificates', [T.string], T.arrayOf(anyObject)],
+      ['crypto.x509.parse_and_verify_certificates', [T.string], T.tuple(T.boolean, T.arrayOf(anyObject))],
+      ['crypto.x509.parse_and_verify_certificates_with_options', [T.string, anyObject], T.tuple(T.boolean, T.arrayOf(anyObject))],
+      ['crypto.x509.parse_certificate_request', [T.string], anyObject],
+      ['crypto.x509.parse_keypair', [T.string, T.string], anyObject],
+      ['crypto.x509.parse_rsa_private_key', [T.string], anyObject],
+      ['crypto.parse_private_keys', [T.string], T.arrayOf(anyObject)],
+      ['json.verify_schema', [T.union(T.string, anyObject)], T.tuple(T.boolean, T.union(T.null, T.string))],
+      ['json.match_schema', [T.union(T.string, anyObject), T.union(T.string, anyObject)], T.tuple(T.boolean, anyArray)],
+      ['strings.render_template', [T.string, anyObject], T.string],
+    ] as const
+  ).map(([name, args, result]) => ({
+    name,
+    decl: T.fn([...args], result),
+    unsupported: `${name} is not implemented`,
+    impl: unsupported(`${name} is not implemented`),
+  })),
   {
     name: 'graphql.parse_query',
     decl: T.fn([T.string], anyObject),
