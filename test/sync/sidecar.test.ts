@@ -2,13 +2,13 @@
 // as kube-mgmt is used: policy and data ConfigMaps, status annotations, replication.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { silentLogger } from '../../src/common/log.js';
 import { loadKubeconfig } from '../../src/sync/kubeconfig.js';
 import { parseReplicatedResource } from '../../src/sync/replicate.js';
 import { Sidecar } from '../../src/sync/sidecar.js';
 import { startTestCluster, type TestCluster } from '../cluster/harness.js';
 import { startEngine } from '../policy/helpers.js';
+import { kubectlOk } from '../helpers/kubectl.js';
 
 let cluster: TestCluster;
 let engine: Awaited<ReturnType<typeof startEngine>>;
@@ -49,16 +49,7 @@ after(async () => {
 });
 
 function kubectl(args: string[], input?: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('kubectl', args, { env: { ...process.env, KUBECONFIG: kubeconfig } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (err += c));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`kubectl ${args.join(' ')}: ${code}\n${err}`))));
-    child.stdin.end(input ?? '');
-  });
+  return kubectlOk(args, { kubeconfig, input });
 }
 
 async function engineGet(path: string): Promise<any> {

@@ -11,8 +11,10 @@ import { CallError } from './review.js';
 import type { ClientConfig } from './webhook.js';
 
 export interface Target {
-  /** The URL as the webhook's configuration names it (for messages), with `?timeout=Ns`. */
-  readonly url: URL;
+  /** The URL as the webhook's configuration names it, with `?timeout=Ns` (Go prints the port, even 443). */
+  readonly url: string;
+  /** Path and query to request. */
+  readonly path: string;
   /** Where to connect. */
   readonly host: string;
   readonly port: number;
@@ -29,23 +31,24 @@ export interface ServiceDirectory {
 export async function resolveTarget(config: ClientConfig, timeoutSeconds: number, services: ServiceDirectory): Promise<Target> {
   const timeout = `timeout=${Math.ceil(timeoutSeconds)}s`;
   if (config.url) {
-    const url = new URL(config.url);
-    url.search = url.search ? `${url.search}&${timeout}` : `?${timeout}`;
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    return { url, host, port: Number(url.port || 443), servername: host };
+    const parsed = new URL(config.url);
+    const query = parsed.search ? `${parsed.search}&${timeout}` : `?${timeout}`;
+    const url = `${config.url.replace(/\?.*$/, '')}${query}`;
+    const host = parsed.hostname.replace(/^\[|\]$/g, '');
+    return { url, path: parsed.pathname + query, host, port: Number(parsed.port || 443), servername: host };
   }
   const ref = config.service;
   if (!ref) throw new CallError('webhook has neither clientConfig.url nor clientConfig.service');
   const dnsName = `${ref.name}.${ref.namespace}.svc`;
-  const url = new URL(`https://${dnsName}:${ref.port}${ref.path ?? '/'}`);
-  url.search = `?${timeout}`;
+  const path = `${ref.path ?? '/'}?${timeout}`;
+  const url = `https://${dnsName}:${ref.port}${path}`;
   const fail = (why: string) => new CallError(`failed to call webhook: Post "${url}": ${why}`);
 
   const service = await services.service(ref.namespace, ref.name);
   if (!service) throw fail(`service "${ref.namespace}/${ref.name}" not found`);
   const spec = isPlainObject(service.spec) ? service.spec : {};
   if (typeof spec.externalName === 'string' && spec.type === 'ExternalName') {
-    return { url, host: spec.externalName, port: ref.port, servername: dnsName };
+    return { url, path, host: spec.externalName, port: ref.port, servername: dnsName };
   }
   const ports = (Array.isArray(spec.ports) ? spec.ports : []).filter(isPlainObject);
   const servicePort = ports.find((p) => p.port === ref.port);
@@ -60,7 +63,7 @@ export async function resolveTarget(config: ClientConfig, timeoutSeconds: number
       subsetPorts.find((p) => p.port === (typeof servicePort.targetPort === 'number' ? servicePort.targetPort : servicePort.port)) ??
       (subsetPorts.length === 1 ? subsetPorts[0] : undefined);
     const address = addresses.find((a) => typeof a.ip === 'string');
-    if (address && port && typeof port.port === 'number') return { url, host: address.ip as string, port: port.port, servername: dnsName };
+    if (address && port && typeof port.port === 'number') return { url, path, host: address.ip as string, port: port.port, servername: dnsName };
   }
   throw fail(`no endpoints available for service "${ref.name}"`);
 }
@@ -74,7 +77,7 @@ export function post(target: Target, caBundle: string | undefined, body: object,
       {
         host: target.host,
         port: target.port,
-        path: target.url.pathname + target.url.search,
+        path: target.path,
         method: 'POST',
         ca: caBundle,
         servername: isIP(target.servername) ? undefined : target.servername,
