@@ -185,7 +185,7 @@ function nodeAt(root: DataNode, path: readonly string[]): DataNode {
 // ---- lowerRules: name resolution, frames, safety ordering ----
 
 /** A resolver for bodies in one module (also used for queries). */
-export function resolverFor(state: { program: Program }, module: A.Module | undefined, file: string, ruleNames: ReadonlySet<string>): Resolver {
+export function resolverFor(state: { program: Program; options?: CompilerOptions }, module: A.Module | undefined, file: string, ruleNames: ReadonlySet<string>): Resolver {
   const imports = new Map<string, A.Term>();
   for (const imp of module?.imports ?? []) {
     const head = refName(imp.path)?.split('.')[0];
@@ -208,6 +208,7 @@ export function resolverFor(state: { program: Program }, module: A.Module | unde
       return builtins.get(name)?.decl.args.length;
     },
     regoV1: module?.regoVersion === 'v1',
+    strict: !!state.options?.strict,
     builtinDeprecated: (name) => !!builtins.get(name)?.deprecated,
     builtinHasResult: (name) => (name === 'print' || name === 'internal.print' ? false : builtins.get(name)?.decl.result !== undefined),
     file,

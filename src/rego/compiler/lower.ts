@@ -23,6 +23,8 @@ export interface Resolver {
   builtinDeprecated?(name: string): boolean;
   /** Rego v1 rules apply (no shadowing of input/data). */
   regoV1?: boolean;
+  /** OPA's strict mode. */
+  strict?: boolean;
 }
 
 /** Allocates slots of one frame. */
@@ -108,7 +110,7 @@ export class Lowerer {
       if (name === '_') return;
       if (declared.has(name)) this.error('rego_compile_error', `var ${name} ${how} above`, loc);
       else if (how === 'declared' && used.has(name)) this.error('rego_compile_error', `var ${name} referenced above`, loc);
-      else if ((name === 'input' || name === 'data') && this.r.regoV1) {
+      else if ((name === 'input' || name === 'data') && (this.r.regoV1 || this.r.strict)) {
         this.error('rego_compile_error', `variables must not shadow ${name} (use a different variable name)`, loc);
       }
       declared.add(name);
@@ -224,7 +226,7 @@ export class Lowerer {
       if (this.r.functionArity(path.path) !== undefined) return { k: 'func', path: path.path, name: ['data', ...path.path].join('.') };
     }
     if (this.r.builtinArity(name) !== undefined) {
-      if (this.r.regoV1 && this.r.builtinDeprecated?.(name)) this.error('rego_type_error', `undefined function ${name}`, loc ?? op.location);
+      if ((this.r.regoV1 || this.r.strict) && this.r.builtinDeprecated?.(name)) this.error('rego_type_error', `undefined function ${name}`, loc ?? op.location);
       return { k: 'builtin', name };
     }
     this.error('rego_type_error', `undefined function ${name}`, loc ?? op.location);

@@ -133,6 +133,15 @@ export class Evaluation {
           this.printCall(lit.args, f);
           return k();
         }
+        if (!lit.out && lit.fn.k === 'builtin' && !this.mocks && (lit.fn.name === 'equal' || lit.fn.name === 'neq')) {
+          // The commonest test, without continuations when both sides have one value.
+          const a = this.simple(lit.args[0]!, f);
+          const b = a === NOT_SIMPLE || a === undefined ? a : this.simple(lit.args[1]!, f);
+          if (a !== NOT_SIMPLE && b !== NOT_SIMPLE) {
+            if (a === undefined || b === undefined) return false;
+            return equals(a, b) === (lit.fn.name === 'equal') && k();
+          }
+        }
         return this.terms(lit.args, f, (args) =>
           this.call(lit.fn, args, e.loc, (result) => {
             if (lit.out) return this.unify(lit.out, result, f, k);
@@ -775,7 +784,11 @@ export class Evaluation {
   // ---- unification ----
 
   unifyTerms(a: Term, b: Term, f: Frame, k: K): boolean {
-    if (a.k === 'var' && f[a.slot] === undefined) return this.term(b, f, (v) => this.bind(a.slot, v, f, k));
+    if (a.k === 'var' && f[a.slot] === undefined) {
+      const v = this.simple(b, f);
+      if (v !== NOT_SIMPLE) return v !== undefined && this.bind(a.slot, v, f, k);
+      return this.term(b, f, (w) => this.bind(a.slot, w, f, k));
+    }
     if (b.k === 'var' && f[b.slot] === undefined) return this.term(a, f, (v) => this.bind(b.slot, v, f, k));
     if (a.k === 'arr' && b.k === 'arr') {
       if (a.items.length !== b.items.length) return false;
