@@ -66,6 +66,12 @@ function serial(v: Value): string {
   }
   if (v === null) return 'z';
   if (Array.isArray(v)) {
+    // Short arrays (tuples such as [user, role]) are cheaper to serialise than to cache.
+    if (v.length <= 4) {
+      let s = '[';
+      for (let i = 0; i < v.length; i++) s += (i ? ',' : '') + serial(v[i]!);
+      return s + ']';
+    }
     let s = arraySerials.get(v);
     if (s === undefined) {
       s = '[' + v.map(serial).join(',') + ']';

@@ -105,6 +105,16 @@ test('sets and objects use structural keys of any type', () => {
   assert.equal(o.get([1]), 'array');
   assert.deepEqual(o.keys(), [1, '1', [1]]);
   assert.ok(equals(new RegoSet([1, 2]), new RegoSet([2, 1])));
+  const withNull = new RegoObject([
+    [null, 'n'],
+    [false, 'f'],
+  ]);
+  assert.deepEqual(withNull.keys(), [null, false]);
+  assert.equal(withNull.get(null), 'n');
+  assert.equal(stringifyJSON(withNull), '{"false":"f","null":"n"}');
+  assert.equal(keyOf(['a', 1]), keyOf(['a', n('1.0')]));
+  assert.notEqual(keyOf(['a', 1]), keyOf(['a', '1']));
+  assert.notEqual(keyOf([[1, 2], 3]), keyOf([1, [2, 3]]));
 });
 
 test('JSON in and out: sets as sorted arrays, non-string keys as JSON text, exact numbers', () => {
