@@ -96,8 +96,14 @@ export class EtcdStorage implements Storage {
     const client = new Etcd3({
       hosts: endpoints.map((endpoint) => `http://${endpoint}`),
       dialTimeout: connectTimeoutMs,
-      // A whole list comes back in one message; gRPC's default cap of 4 MiB would refuse a big one.
-      grpcOptions: { 'grpc.max_receive_message_length': -1 },
+      grpcOptions: {
+        // A whole list comes back in one message; gRPC's default cap of 4 MiB would refuse a big one.
+        'grpc.max_receive_message_length': -1,
+        // Notice an etcd that stopped answering (not only one that closed the connection), so that
+        // watches reconnect or end; etcd accepts pings every 5 s or slower.
+        'grpc.keepalive_time_ms': 30_000,
+        'grpc.keepalive_timeout_ms': 10_000,
+      },
       defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + requestTimeoutMs }),
     });
     const storage = new EtcdStorage(`etcd at ${endpoints.join(',')}`, client, options.prefix, connectTimeoutMs);
