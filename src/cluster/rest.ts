@@ -159,8 +159,8 @@ export class ResourceHandlers {
       if (type.namespaced) config.metadata.namespace = namespace;
     }
     const force = ['true', '1'].includes(request.query.get('force') ?? '');
-    const { object, created } = await this.registry.patch(type, namespace, name, patchType, patch, { ...this.writeContext(request, subresource), force });
-    if (patchType !== 'apply') warnings = validateFields(object as JsonObject, type, mode === 'Strict' ? 'Strict' : mode);
+    const check = patchType === 'apply' ? undefined : (patched: KubeObject) => (warnings = validateFields(patched as JsonObject, type, mode));
+    const { object, created } = await this.registry.patch(type, namespace, name, patchType, patch, { ...this.writeContext(request, subresource), force, ...(check ? { check } : {}) });
     return this.respondObject(request, type, object, created ? 201 : 200, warnings);
   }
 

@@ -277,6 +277,9 @@ describe('bad input', () => {
     ['an oversized body', () => as('POST', cmPath, { body: { metadata: { name: 'big' }, data: { a: 'x'.repeat(4 * 1024 * 1024) } } }), 413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728'],
     ['an unknown patch type', () => as('PATCH', `${cmPath}/keep`, { body: '{}', contentType: 'text/plain' }), 415, 'UnsupportedMediaType', /^the body of the request was in an unknown format/],
     ['a JSON patch that fails', () => as('PATCH', `${cmPath}/keep`, { body: [{ op: 'replace', path: '/data/missing/deep', value: 1 }], contentType: 'application/json-patch+json' }), 422, 'Invalid', /^the server rejected our request due to an error in our request/],
+    ['a merge patch that gives a field the wrong type', () => as('PATCH', `${cmPath}/keep`, { body: { metadata: { labels: 7 } }, contentType: 'application/merge-patch+json' }), 400, 'BadRequest', /metadata\.labels: expected object, got number/],
+    ['a strategic patch adding an unknown field with Strict', () => as('PATCH', `${cmPath}/keep?fieldValidation=Strict`, { body: { bogus: 1 }, contentType: 'application/strategic-merge-patch+json' }), 400, 'BadRequest', 'strict decoding error: unknown field "bogus"'],
+    ['a protobuf body that is not one', () => as('POST', cmPath, { body: Buffer.from('k8s\0\xff\xff', 'latin1'), contentType: 'application/vnd.kubernetes.protobuf' }), 400, 'BadRequest', /^unable to decode protobuf body: /],
     ['an unsupported verb', () => as('PUT', '/api/v1/namespaces/default/configmaps', { body: {} }), 405, 'MethodNotAllowed', 'update is not supported on resources of kind "configmaps"'],
     ['an unknown resource', () => as('GET', '/api/v1/widgets'), 404, 'NotFound', 'the server could not find the requested resource'],
   ];
@@ -301,6 +304,8 @@ describe('bad input', () => {
     const kept = await as('GET', `${cmPath}/keep`);
     assert.equal(kept.status, 200);
     assert.deepEqual(kept.json().data, { a: '1' });
+    assert.equal(kept.json().metadata.labels, undefined);
+    assert.equal(kept.json().bogus, undefined);
     for (const name of ['s', 'Bad_Name', 'strict', 'typed', 'big']) assert.equal((await as('GET', `${cmPath}/${name}`)).status, 404);
   });
 });

@@ -106,7 +106,12 @@ export class Registry {
     return this.write(type, current, clone(body), context);
   }
 
-  async patch(type: ResourceType, namespace: string, name: string, patchType: PatchType, patch: unknown, context: WriteContext & { force: boolean }): Promise<{ object: KubeObject; created: boolean }> {
+  /**
+   * PATCH (and server-side apply, which creates a missing object). `check` sees the patched object
+   * before anything is written (field validation of the result); conflicts with concurrent writers
+   * are retried unless the patch pinned a resourceVersion.
+   */
+  async patch(type: ResourceType, namespace: string, name: string, patchType: PatchType, patch: unknown, context: WriteContext & { force: boolean; check?: (patched: KubeObject) => void }): Promise<{ object: KubeObject; created: boolean }> {
     for (let attempt = 0; ; attempt++) {
       const current = await this.store(type).find(namespace, name);
       if (!current) {
@@ -133,6 +138,7 @@ export class Registry {
           break;
       }
       if (!isPlainObject(next) || !isPlainObject(next.metadata)) throw badRequest('the patch produced an object without metadata');
+      context.check?.(next);
       if (next.metadata.name !== name) throw badRequest(`the name of the object (${String(next.metadata.name)}) does not match the name on the URL (${name})`);
       const pinned = next.metadata.resourceVersion !== current.metadata.resourceVersion;
       if (pinned && next.metadata.resourceVersion !== undefined) throw conflict(type, name, OBJECT_MODIFIED);
