@@ -359,6 +359,7 @@ export class Core {
       defaultTtl: () => this.defaultLeaseTtl,
       maxTtl: () => this.maxLeaseTtl,
       authMount: (accessor) => state.authMountHandle(accessor),
+      entryOf: (caller) => state.callerEntries.get(caller),
     });
     await state.loadMounts();
     for (const entry of (await getJSON<AuditDeviceEntry[]>(sysView, 'audit-devices')) ?? []) {
@@ -396,6 +397,8 @@ export class Core {
 /** Everything that exists only while unsealed. */
 export class ActiveState {
   tokens!: TokenService;
+  /** The token entry behind each request's `Caller`, for the token store's own handlers. */
+  readonly callerEntries = new WeakMap<object, TokenEntry>();
 
   constructor(
     readonly core: Core,
@@ -644,6 +647,7 @@ export class ActiveState {
       caller = this.callerOf(entry, input.token!, false);
     }
 
+    if (caller && entry) this.callerEntries.set(caller, entry);
     const request: Request = { ...base, operation, caller };
     const event: AuditEvent = {
       id: requestId,

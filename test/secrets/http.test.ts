@@ -79,7 +79,8 @@ test('LIST between other requests on one keep-alive connection, after a chunked 
 });
 
 test('tokens in X-Vault-Token, X-Secrets-Token and Authorization: Bearer', async () => {
-  for (const headers of [{ 'X-Vault-Token': ROOT }, { 'X-Secrets-Token': ROOT }, { Authorization: `Bearer ${ROOT}` }]) {
+  const variants: Record<string, string>[] = [{ 'X-Vault-Token': ROOT }, { 'X-Secrets-Token': ROOT }, { Authorization: `Bearer ${ROOT}` }];
+  for (const headers of variants) {
     const r = await http(server.url, 'GET', 'auth/token/lookup-self', { headers });
     assert.equal(r.status, 200, JSON.stringify(headers));
   }

@@ -28,6 +28,8 @@ export interface TokenServiceOptions {
   readonly defaultTtl: () => number;
   readonly maxTtl: () => number;
   readonly authMount: (accessor: string) => AuthMountHandle | undefined;
+  /** The entry the core already looked up for this caller (saves a second lookup per request). */
+  readonly entryOf?: (caller: object) => TokenEntry | undefined;
   readonly now?: () => number;
 }
 
@@ -239,7 +241,7 @@ export class TokenService {
   }
 
   private async callerEntry(request: Request): Promise<TokenEntry> {
-    const entry = request.caller ? await this.store.lookup(request.caller.token) : undefined;
+    const entry = request.caller ? (this.options.entryOf?.(request.caller) ?? (await this.store.lookup(request.caller.token))) : undefined;
     if (!entry) throw new PermissionDeniedError();
     return entry;
   }
