@@ -49,7 +49,7 @@ const zoneCache = new Map<string, Zone>();
 
 function ianaZone(name: string): Zone {
   let fmt: Intl.DateTimeFormat;
-  let abbrFmt: Intl.DateTimeFormat;
+  let abbrFmts: Intl.DateTimeFormat[];
   try {
     fmt = new Intl.DateTimeFormat('en-US', {
       timeZone: name,
@@ -62,7 +62,9 @@ function ianaZone(name: string): Zone {
       second: 'numeric',
       era: 'short',
     });
-    abbrFmt = new Intl.DateTimeFormat('en-US', { timeZone: name, timeZoneName: 'short' });
+    abbrFmts = ['en-US', 'en-GB', 'en-IN', 'en-AU'].map(
+      (locale) => new Intl.DateTimeFormat(locale, { timeZone: name, timeZoneName: 'short' }),
+    );
   } catch {
     throw new TimeError(`unknown time zone ${name}`);
   }
@@ -74,10 +76,22 @@ function ianaZone(name: string): Zone {
       if (parts.era === 'BC' || parts.era === 'B') year = 1 - year;
       const wall = Date.UTC(year, Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
       const offset = Math.round((wall - Math.floor(ms / 1000) * 1000) / 1000);
-      const abbrPart = abbrFmt.formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value ?? name;
-      return { offset, abbr: /^GMT[+-]/.test(abbrPart) ? formatNumericAbbr(offset) : abbrPart === 'GMT' && offset === 0 ? name === 'GMT' ? 'GMT' : 'UTC' : abbrPart };
+      return { offset, abbr: abbreviation(abbrFmts, ms, offset) };
     },
   };
+}
+
+/**
+ * The zone's abbreviation (CET, EST, IST…) as the first English locale that knows one spells it;
+ * zones without one are named by their offset, as Go's tzdata does (`+03`).
+ */
+function abbreviation(formats: readonly Intl.DateTimeFormat[], ms: number, offset: number): string {
+  for (const f of formats) {
+    const part = f.formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value;
+    if (part && /^[A-Z]{2,5}$/.test(part) && part !== 'GMT' && part !== 'UTC') return part;
+    if ((part === 'GMT' || part === 'UTC') && offset === 0) return part;
+  }
+  return formatNumericAbbr(offset);
 }
 
 /** Go names zones without an abbreviation by their offset, e.g. `+03` or `-0930`. */

@@ -1,5 +1,5 @@
 import { RegoSet, compare, equals, num, type RegoNumber, type Value } from '../value/index.js';
-import { BuiltinError, OperandTypeError, defineBuiltins } from './registry.js';
+import { BuiltinError, OperandTypeError, defineBuiltins, type BuiltinContext } from './registry.js';
 import { bigIntOperand, intOperand, numOf, set } from './operands.js';
 import { T, anySet } from './types.js';
 
@@ -97,10 +97,14 @@ export const bits = defineBuiltins(
   },
 );
 
-function range(from: bigint, to: bigint, step: bigint): Value[] {
+/** Inclusive range; long ranges check for cancellation as they grow. */
+function range(from: bigint, to: bigint, step: bigint, ctx: BuiltinContext): Value[] {
   const out: Value[] = [];
-  if (from <= to) for (let i = from; i <= to; i += step) out.push(num.fromBigInt(i));
-  else for (let i = from; i >= to; i -= step) out.push(num.fromBigInt(i));
+  const down = from > to;
+  for (let i = from; down ? i >= to : i <= to; i += down ? -step : step) {
+    if ((out.length & 0xfff) === 0xfff) ctx.checkCancelled();
+    out.push(num.fromBigInt(i));
+  }
   return out;
 }
 
@@ -108,15 +112,15 @@ export const numbers = defineBuiltins(
   {
     name: 'numbers.range',
     decl: T.fn([T.number, T.number], T.arrayOf(T.number)),
-    impl: ([a, b]) => range(bigIntOperand(a!, 1), bigIntOperand(b!, 2), 1n),
+    impl: ([a, b], ctx) => range(bigIntOperand(a!, 1), bigIntOperand(b!, 2), 1n, ctx),
   },
   {
     name: 'numbers.range_step',
     decl: T.fn([T.number, T.number, T.number], T.arrayOf(T.number)),
-    impl: ([a, b, c]) => {
+    impl: ([a, b, c], ctx) => {
       const step = bigIntOperand(c!, 3);
       if (step <= 0n) throw new BuiltinError('step must be a positive number above zero');
-      return range(bigIntOperand(a!, 1), bigIntOperand(b!, 2), step);
+      return range(bigIntOperand(a!, 1), bigIntOperand(b!, 2), step, ctx);
     },
   },
   {
