@@ -1,4 +1,4 @@
-import type { ServiceModule } from './service.js';
+import type { ServiceModule } from '../common/service.js';
 import { policyService } from '../policy/cli.js';
 import { secretsService } from '../secrets/cli.js';
 import { clusterService } from '../cluster/cli.js';

@@ -9,7 +9,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { StartupError } from '../common/errors.js';
 import { closeOnSignal } from '../common/http.js';
 import { createLogger } from '../common/log.js';
-import type { RunningService, ServiceModule } from './service.js';
+import type { RunningService, ServiceModule } from '../common/service.js';
 
 export interface UpOptions {
   dataDir: string;

@@ -4,7 +4,7 @@ import { Command, Option } from 'commander';
 import { StartupError } from '../common/errors.js';
 import { closeOnSignal } from '../common/http.js';
 import { createLogger } from '../common/log.js';
-import type { ServiceModule, UpContext } from '../cli/service.js';
+import type { ServiceModule, UpContext } from '../common/service.js';
 import { loadKubeconfig } from './kubeconfig.js';
 import { parseReplicatedResource } from './replicate.js';
 import { Sidecar } from './sidecar.js';

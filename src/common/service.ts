@@ -1,11 +1,12 @@
 /**
- * The one registration point of a service with the `portcullis` command. A service module
+ * The one registration point of a service with the `portcullis` command (every service shares
+ * this contract, so it lives in common). A service module
  * (`src/<service>/cli.ts`) exports a `ServiceModule`; `src/cli/services.ts` lists them. From that
  * list the command builds `portcullis <service> …` and `portcullis up`, including `up`'s
  * `--<service>-port` flags, so adding a service is one line there.
  */
 import type { Command } from 'commander';
-import type { Logger } from '../common/log.js';
+import type { Logger } from './log.js';
 
 export interface ServiceModule {
   /** The subcommand name, e.g. `policy`. */
