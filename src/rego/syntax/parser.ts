@@ -233,7 +233,7 @@ class Parser {
       if (this.isPunct('{')) return this.braceBodyOrObject();
       return [this.literal(0)];
     }
-    if (this.isPunct('{') && !this.tok.newline) {
+    if (this.isPunct('{') && (!this.tok.newline || !this.regoV1)) {
       if (this.regoV1) this.fail('`if` keyword is required before rule body');
       return this.braceBody();
     }
@@ -264,7 +264,18 @@ class Parser {
   }
 
   private head(location: Location): Head {
-    const t = this.term(true);
+    let t = this.term(true);
+    if ((t.type === 'var' || t.type === 'ref') && this.isPunct('(') && !this.tok.newline) {
+      // `f (x) := …`: a function head, with space before the arguments.
+      const args: Term[] = [];
+      this.pos++;
+      while (!this.isPunct(')')) {
+        args.push(this.termIn());
+        if (!this.accept(',')) break;
+      }
+      this.expect(')');
+      t = { type: 'call', value: [t, ...args], location };
+    }
     const head: Head = { ref: [], location };
     if (t.type === 'var') head.ref = [t];
     else if (t.type === 'ref') head.ref = t.value;
@@ -511,12 +522,18 @@ class Parser {
         break;
       case 'punct':
         if (t.text === '-') {
-          // As OPA: unary minus is part of a number literal only.
+          // As OPA: `-` before a number literal negates it; before a ref it is `minus(0, ref)`
+          // (OPA pull request 8551); before anything else it is an error.
           this.pos++;
           const next = this.tok;
-          if (next.kind !== 'number') this.fail('unary minus is only allowed before a number literal', t);
-          this.pos++;
-          base = { type: 'number', value: '-' + next.text, location };
+          if (next.kind === 'number') {
+            this.pos++;
+            base = { type: 'number', value: '-' + next.text, location };
+          } else if (next.kind === 'ident' && !RESERVED.has(next.text) && !['true', 'false', 'null'].includes(next.text)) {
+            const operand = this.term();
+            if (operand.type !== 'var' && operand.type !== 'ref') this.fail('unary minus is only allowed before a number or a reference', t);
+            return call('minus', [{ type: 'number', value: '0', location }, operand], location);
+          } else this.fail('unary minus is only allowed before a number or a reference', t);
         } else if (t.text === '(') {
           this.pos++;
           base = this.termIn();
