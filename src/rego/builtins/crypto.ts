@@ -1,7 +1,8 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { defineBuiltins } from './registry.js';
+import { createHash, createHmac, createPrivateKey, timingSafeEqual } from 'node:crypto';
+import { fromJSON, type Value } from '../value/index.js';
+import { BuiltinError, defineBuiltins } from './registry.js';
 import { str } from './operands.js';
-import { T } from './types.js';
+import { T, anyObject } from './types.js';
 
 /** Hashes and HMACs of a string's UTF-8 bytes, hex-encoded as OPA returns them. */
 
@@ -14,7 +15,34 @@ export function constantTimeEqual(a: Buffer, b: Buffer): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+const PRIVATE_KEY_BLOCK = /-----BEGIN ((?:RSA |EC )?PRIVATE KEY)-----[\s\S]*?-----END \1-----/g;
+
+/**
+ * crypto.x509.parse_rsa_private_key: the first private key of PEM (or base64-encoded PEM) data as
+ * a JWK object, null when the data holds no private key block.
+ */
+function firstPrivateKeyJWK(input: string): Value {
+  if (input === '') throw new BuiltinError('input PEM data was empty');
+  let pem = input;
+  if (!pem.startsWith('-----BEGIN')) {
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(pem) || pem.length % 4 !== 0) throw new BuiltinError('illegal base64 data at input byte 0');
+    pem = Buffer.from(pem, 'base64').toString('utf8');
+  }
+  const block = pem.match(PRIVATE_KEY_BLOCK)?.[0];
+  if (block === undefined) return null;
+  try {
+    return fromJSON(createPrivateKey(block).export({ format: 'jwk' }));
+  } catch (e) {
+    throw new BuiltinError(`failed to parse private key: ${(e as Error).message}`);
+  }
+}
+
 export const cryptoBuiltins = defineBuiltins(
+  {
+    name: 'crypto.x509.parse_rsa_private_key',
+    decl: T.fn([T.string], anyObject),
+    impl: ([s]) => firstPrivateKeyJWK(str(s!)),
+  },
   ...(
     [
       ['crypto.md5', 'md5'],

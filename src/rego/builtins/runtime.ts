@@ -176,7 +176,6 @@ export const runtime = defineBuiltins(
       ['crypto.x509.parse_and_verify_certificates_with_options', [T.string, anyObject], T.tuple(T.boolean, T.arrayOf(anyObject))],
       ['crypto.x509.parse_certificate_request', [T.string], anyObject],
       ['crypto.x509.parse_keypair', [T.string, T.string], anyObject],
-      ['crypto.x509.parse_rsa_private_key', [T.string], anyObject],
       ['crypto.parse_private_keys', [T.string], T.arrayOf(anyObject)],
       ['json.verify_schema', [T.union(T.string, anyObject)], T.tuple(T.boolean, T.union(T.null, T.string))],
       ['json.match_schema', [T.union(T.string, anyObject), T.union(T.string, anyObject)], T.tuple(T.boolean, anyArray)],

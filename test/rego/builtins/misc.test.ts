@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, fails, json } from './call.js';
-import { createHmac } from 'node:crypto';
+import { createHmac, generateKeyPairSync } from 'node:crypto';
 
 test('units.parse and units.parse_bytes', () => {
   assert.equal(json('units.parse', '10Ki'), '10240');
@@ -53,4 +53,17 @@ test('hashes and HMACs', () => {
 test('opa.runtime exposes the evaluation environment', () => {
   const v = call('opa.runtime', [], { env: { HOME: '/root' } });
   assert.equal(JSON.stringify((v as { get(k: string): unknown }).get('env') && json('object.get', v, ['env', 'HOME'], null)), '"\\"/root\\""');
+});
+
+test('crypto.x509.parse_rsa_private_key returns the key as a JWK', () => {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+  const pkcs1 = privateKey.export({ format: 'pem', type: 'pkcs1' }).toString();
+  const want = privateKey.export({ format: 'jwk' });
+  for (const input of [pkcs1, Buffer.from(pkcs1).toString('base64')]) {
+    const jwk = JSON.parse(json('crypto.x509.parse_rsa_private_key', input));
+    assert.deepEqual(jwk, want);
+    assert.deepEqual(Object.keys(jwk).sort(), ['d', 'dp', 'dq', 'e', 'kty', 'n', 'p', 'q', 'qi']);
+  }
+  assert.equal(json('crypto.x509.parse_rsa_private_key', '-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----'), 'null');
+  fails('crypto.x509.parse_rsa_private_key', [''], 'eval_builtin_error', 'crypto.x509.parse_rsa_private_key: input PEM data was empty');
 });
