@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,8 +19,12 @@ interface Run {
   readonly stderr: string;
 }
 
+/** Every temporary file of this suite (kubectl homes, manifests) lives under one directory, removed at the end. */
+const scratch = mkdtempSync(path.join(tmpdir(), 'portcullis-kubectl-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
 /** Run kubectl with a fresh HOME (cold discovery cache) unless one is given. */
-function kubectl(binary: string, kubeconfig: string, args: string[], home = mkdtempSync(path.join(tmpdir(), 'kubectl-home-'))): Promise<Run> {
+function kubectl(binary: string, kubeconfig: string, args: string[], home = mkdtempSync(path.join(scratch, 'home-'))): Promise<Run> {
   return new Promise((resolve) => {
     execFile(binary, ['--kubeconfig', kubeconfig, ...args], { env: { HOME: home, PATH: process.env.PATH ?? '' }, timeout: 60_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
@@ -85,7 +89,7 @@ describe('kubectl against the cluster API server', { skip: missing }, () => {
     jane = await cluster.kubeconfigFor({ token: 'jane-token', user: 'jane' });
     janeBasic = await cluster.kubeconfigFor({ username: 'jane', password: 'jane-password' });
     bob = await cluster.kubeconfigFor({ token: 'bob-token', user: 'bob' });
-    files = mkdtempSync(path.join(tmpdir(), 'kubectl-files-'));
+    files = mkdtempSync(path.join(scratch, 'files-'));
     await writeFile(path.join(files, 'rbac.yaml'), SEED_RBAC);
     const applied = await kubectl(path.join(KUBECTL_DIR, 'kubectl.1.33'), admin, ['apply', '-f', path.join(files, 'rbac.yaml')]);
     assert.equal(applied.code, 0, applied.stderr);
@@ -150,7 +154,7 @@ describe('kubectl against the cluster API server', { skip: missing }, () => {
 
       test('get -w receives an event for a pod created afterwards', async () => {
         assert.equal((await kubectl(bin(), admin, ['run', `existing-${ns}`, '--image=nginx:1.25', '--restart=Never'])).code, 0);
-        const watcher = spawn(bin(), ['--kubeconfig', admin, '-n', 'default', 'get', 'pods', '-w'], { env: { HOME: mkdtempSync(path.join(tmpdir(), 'kubectl-home-')), PATH: process.env.PATH ?? '' } });
+        const watcher = spawn(bin(), ['--kubeconfig', admin, '-n', 'default', 'get', 'pods', '-w'], { env: { HOME: mkdtempSync(path.join(scratch, 'home-')), PATH: process.env.PATH ?? '' } });
         let out = '';
         let err = '';
         watcher.stdout.on('data', (c: Buffer) => (out += c.toString()));
