@@ -4,6 +4,7 @@ import { resolverFor } from './compiler/compile.js';
 import type { Body } from './compiler/ir.js';
 import type { Program } from './compiler/program.js';
 import { reorderBody } from './compiler/safety.js';
+import { checkBodyCalls } from './compiler/typecheck.js';
 import { Evaluation, type EvalSettings, type TraceEvent } from './eval/evaluator.js';
 import type { Location } from './syntax/ast.js';
 import { parseQuery, type RegoVersion } from './syntax/parser.js';
@@ -34,6 +35,7 @@ export class CompiledQuery {
     const body = lowerer.body(ast, scope);
     const errors = [...lowerer.errors];
     const ordered = reorderBody(body, new Set(), errors);
+    checkBodyCalls(ordered, errors);
     if (errors.length) throw new RegoErrors(errors);
     // Expression texts, from each expression's start to the next one's.
     const offsets = ast.map((e) => offsetOf(text, e.location));

@@ -5,6 +5,7 @@ import {
   buildIndexes,
   buildRuleTree,
   checkRecursion,
+  checkTypes,
   collectRules,
   lowerRules,
   type CompileState,
@@ -109,4 +110,12 @@ allow if input.user == "admin"
   assert.deepEqual(index.path, ['method']);
   assert.equal(index.always.length, 1);
   assert.deepEqual([...index.byValue.values()].map((rules) => rules.length), [2, 2]);
+});
+
+test('checkTypes: a builtin argument of the wrong kind known at compile time is rego_type_error', () => {
+  const s = upTo(state('package x\nn := count(1)\nm := count(input.xs)\n'), collectRules, buildRuleTree, lowerRules, checkTypes);
+  assert.deepEqual(
+    s.errors.map((e) => [e.code, e.text, e.location?.row]),
+    [['rego_type_error', 'count: invalid argument(s)\n\thave: (number)\n\twant: (any<array[any], object[any: any], set[any], string>)', 2]],
+  );
 });

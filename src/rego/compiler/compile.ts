@@ -3,6 +3,7 @@ import { RegoError, RegoErrors } from '../errors.js';
 import type * as A from '../syntax/ast.js';
 import { refName } from '../syntax/ast.js';
 import { buildIndex } from './indexing.js';
+import { checkBuiltinCalls } from './typecheck.js';
 import type { Body, Rule, RuleKind, Term } from './ir.js';
 import { Frame, Lowerer, patternVars, type Resolver } from './lower.js';
 import { newNode, type DataNode, type Program, type RuleSet } from './program.js';
@@ -47,6 +48,7 @@ export const passes: readonly Pass[] = [
   { name: 'collectRules', run: collectRules },
   { name: 'buildRuleTree', run: buildRuleTree },
   { name: 'lowerRules', run: lowerRules },
+  { name: 'checkTypes', run: checkTypes },
   { name: 'checkRecursion', run: checkRecursion },
   { name: 'buildIndexes', run: buildIndexes },
 ];
@@ -300,6 +302,15 @@ function allVars(t: A.Term): string[] {
       return t.value.flatMap(([k, v]) => [...allVars(k), ...allVars(v)]);
     default:
       return [];
+  }
+}
+
+// ---- checkTypes: builtin arguments known at compile time ----
+
+export function checkTypes(state: CompileState): void {
+  for (const rs of state.program.ruleSets.values()) {
+    checkBuiltinCalls(rs.rules, state.errors);
+    if (rs.default) checkBuiltinCalls([rs.default], state.errors);
   }
 }
 
