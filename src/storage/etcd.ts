@@ -54,6 +54,8 @@ export interface EtcdOptions {
   readonly connectTimeoutMs?: number;
   /** Deadline of each request. Default 10000 ms. */
   readonly requestTimeoutMs?: number;
+  /** TLS (PEM texts): the CA that signed etcd's certificate, and a client certificate when etcd asks for one. */
+  readonly tls?: { readonly ca: string; readonly cert?: string; readonly key?: string };
 }
 
 /**
@@ -93,8 +95,13 @@ export class EtcdStorage implements Storage {
     if (!options.prefix.endsWith('/')) throw new InvalidArgumentError(`the key prefix of an etcd store must end with "/", not ${JSON.stringify(options.prefix)}`);
     const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
     const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
+    const tls = options.tls;
     const client = new Etcd3({
-      hosts: endpoints.map((endpoint) => `http://${endpoint}`),
+      hosts: endpoints.map((endpoint) => `${tls ? 'https' : 'http'}://${endpoint}`),
+      credentials: tls && {
+        rootCertificate: Buffer.from(tls.ca),
+        ...(tls.cert !== undefined && tls.key !== undefined ? { certChain: Buffer.from(tls.cert), privateKey: Buffer.from(tls.key) } : {}),
+      },
       dialTimeout: connectTimeoutMs,
       grpcOptions: {
         // A whole list comes back in one message; gRPC's default cap of 4 MiB would refuse a big one.
@@ -505,7 +512,15 @@ class EtcdWatch implements Watcher {
 /** The useful part of a gRPC error message, on one line. */
 function reason(error: unknown): string {
   const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+  for (const [pattern, explanation] of TLS_FAILURES) if (pattern.test(message)) return explanation;
   const last = /Last error: (?:Error: )?(.*?)\.?(?: Resolution note:.*)?$/.exec(message);
   if (last) return last[1]!;
   return message.replace(/^\d+ [A-Z_]+: /, '').replace(/^etcdserver: /, '');
 }
+
+/** OpenSSL's words for the TLS mistakes one makes configuring a client, and what they mean here. */
+const TLS_FAILURES: readonly (readonly [RegExp, string])[] = [
+  [/alert (bad certificate|certificate required|unknown ca)/, 'etcd refused the client certificate, or wants one: cert=FILE&key=FILE'],
+  [/unable to verify|self[- ]signed certificate|unable to get local issuer/, "etcd's certificate is not signed by the CA in ca=FILE"],
+  [/Hostname\/IP does not match|ERR_TLS_CERT_ALTNAME_INVALID/, "etcd's certificate does not name the host or address in the URL"],
+];

@@ -5,10 +5,12 @@
  *   sqlite:PATH                              one SQLite file (the embedded default); created when absent
  *   etcd://HOST:PORT[,HOST:PORT…][?prefix=P] an etcd v3 cluster; every key lives under prefix P (default
  *                                            "/portcullis/"; a "/" is added to a prefix that lacks one)
+ *     …&ca=FILE[&cert=FILE&key=FILE]         over TLS, trusting the CA in FILE, with a client certificate
  *
  * Failures to open are StorageErrors whose message is one line naming what and where (the command
  * line prints it as is and exits 1). Opening never overwrites or recreates anything that exists.
  */
+import { readPemFile } from '../common/tls.js';
 import { InvalidArgumentError } from './types.js';
 import { MemoryStorage } from './memory.js';
 import type { Storage } from './types.js';
@@ -33,7 +35,8 @@ export async function openStorage(url: string, options: OpenOptions = {}): Promi
     }
     case 'etcd': {
       const { EtcdStorage } = await import('./etcd.js');
-      return EtcdStorage.open(location.endpoints, { prefix: location.prefix, connectTimeoutMs: options.connectTimeoutMs });
+      const tls = location.tls && (await readTlsFiles(url, location.tls));
+      return EtcdStorage.open(location.endpoints, { prefix: location.prefix, connectTimeoutMs: options.connectTimeoutMs, tls });
     }
   }
 }
@@ -41,7 +44,16 @@ export async function openStorage(url: string, options: OpenOptions = {}): Promi
 export type StorageLocation =
   | { readonly kind: 'memory' }
   | { readonly kind: 'sqlite'; readonly path: string }
-  | { readonly kind: 'etcd'; readonly endpoints: readonly string[]; readonly prefix: string };
+  | { readonly kind: 'etcd'; readonly endpoints: readonly string[]; readonly prefix: string; readonly tls?: EtcdTlsFiles };
+
+/** PEM files for etcd over TLS: the CA to trust, and the client certificate and key etcd asks for. */
+export interface EtcdTlsFiles {
+  readonly ca: string;
+  readonly cert?: string;
+  readonly key?: string;
+}
+
+const ETCD_PARAMETERS = ['prefix', 'ca', 'cert', 'key'];
 
 export const DEFAULT_ETCD_PREFIX = '/portcullis/';
 
@@ -78,10 +90,29 @@ function parseEtcdUrl(url: string, rest: string): StorageLocation {
   });
   const query = new URLSearchParams(match[2] ?? '');
   for (const name of query.keys()) {
-    if (name !== 'prefix') throw new InvalidArgumentError(`storage URL ${url}: unknown parameter ${JSON.stringify(name)} (only prefix)`);
+    if (!ETCD_PARAMETERS.includes(name)) {
+      throw new InvalidArgumentError(`storage URL ${url}: unknown parameter ${JSON.stringify(name)} (known: ${ETCD_PARAMETERS.join(', ')})`);
+    }
   }
   const prefix = query.get('prefix') ?? DEFAULT_ETCD_PREFIX;
   if (prefix === '') throw new InvalidArgumentError(`storage URL ${url}: the prefix must not be empty`);
   // "/registry" means the keys under "/registry/": never those of a neighbour "/registry2/".
-  return { kind: 'etcd', endpoints, prefix: prefix.endsWith('/') ? prefix : `${prefix}/` };
+  const location = { kind: 'etcd' as const, endpoints, prefix: prefix.endsWith('/') ? prefix : `${prefix}/` };
+  const [ca, cert, key] = [query.get('ca'), query.get('cert'), query.get('key')];
+  if ((cert === null) !== (key === null)) throw new InvalidArgumentError(`storage URL ${url}: cert and key go together`);
+  if (ca === null) {
+    if (cert !== null) throw new InvalidArgumentError(`storage URL ${url}: a client certificate needs ca=FILE (TLS)`);
+    return location;
+  }
+  return { ...location, tls: cert === null || key === null ? { ca } : { ca, cert, key } };
+}
+
+async function readTlsFiles(url: string, files: EtcdTlsFiles): Promise<{ ca: string; cert?: string; key?: string }> {
+  try {
+    const ca = await readPemFile(files.ca, 'CERTIFICATE');
+    if (files.cert === undefined || files.key === undefined) return { ca };
+    return { ca, cert: await readPemFile(files.cert, 'CERTIFICATE'), key: await readPemFile(files.key, 'PRIVATE KEY') };
+  } catch (error) {
+    throw new InvalidArgumentError(`storage URL ${url}: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }

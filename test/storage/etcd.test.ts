@@ -2,6 +2,10 @@
 // several processes' stores on one cluster, key prefixes, and an unreachable cluster.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CertificateAuthority } from '../../src/common/tls.js';
 import { EtcdStorage } from '../../src/storage/etcd.js';
 import { openStorage, StorageError, type Storage } from '../../src/storage/index.js';
 import { etcdMissing, freePort, startEtcd, type EtcdServer } from './etcd-server.js';
@@ -107,6 +111,47 @@ if (missing) {
       const etcd = await EtcdStorage.open([server.endpoint], { prefix: '/differential/' });
       opened.push(etcd);
       assert.deepEqual(await transcript(etcd, 1), await transcript(new MemoryStorage(), 1));
+    });
+
+    it('talks TLS with a client certificate to an etcd that requires one', async () => {
+      const ca = await CertificateAuthority.create('portcullis test etcd CA');
+      const tls = {
+        ca: ca.cert,
+        server: await ca.issueServer({ commonName: 'etcd', hosts: ['127.0.0.1', 'localhost'] }),
+        client: await ca.issueClient({ commonName: 'portcullis' }),
+      };
+      const secure = await startEtcd({ tls });
+      const pki = mkdtempSync(path.join(tmpdir(), 'portcullis-etcd-client-'));
+      try {
+        for (const [name, pem] of Object.entries({ 'ca.crt': tls.ca, 'client.crt': tls.client.cert, 'client.key': tls.client.key })) {
+          writeFileSync(path.join(pki, name), pem);
+        }
+        const files = `ca=${path.join(pki, 'ca.crt')}&cert=${path.join(pki, 'client.crt')}&key=${path.join(pki, 'client.key')}`;
+        const store = await openStorage(`etcd://${secure.endpoint}?prefix=/tls/&${files}`);
+        try {
+          const seen = new EventCollector();
+          await store.watch('/', {}, seen.listener, seen.onError);
+          const { revision } = await store.put('/a', bytes('over TLS'));
+          await seen.waitFor(1);
+          assert.deepEqual(seen.summary(), [`put /a@${revision}`]);
+          assert.equal(text((await store.get('/a'))!.value), 'over TLS');
+        } finally {
+          await store.close();
+        }
+        await assert.rejects(openStorage(`etcd://${secure.endpoint}?ca=${path.join(pki, 'ca.crt')}`, { connectTimeoutMs: 2000 }), (error: unknown) => {
+          assert.ok(error instanceof StorageError);
+          assert.equal(error.code, 'unavailable');
+          assert.equal(error.message, `etcd at ${secure.endpoint}: unreachable (etcd refused the client certificate, or wants one: cert=FILE&key=FILE)`);
+          return true;
+        });
+        writeFileSync(path.join(pki, 'other-ca.crt'), (await CertificateAuthority.create('another CA')).cert);
+        await assert.rejects(openStorage(`etcd://${secure.endpoint}?ca=${path.join(pki, 'other-ca.crt')}`, { connectTimeoutMs: 2000 }), {
+          message: `etcd at ${secure.endpoint}: unreachable (etcd's certificate is not signed by the CA in ca=FILE)`,
+        });
+      } finally {
+        await secure.stop();
+        rmSync(pki, { recursive: true, force: true });
+      }
     });
 
     it('reports an unreachable cluster in one line naming the address', async () => {

@@ -15,6 +15,12 @@ describe('storage URLs', () => {
       prefix: '/secrets/',
     });
     assert.deepEqual(parseStorageUrl(`etcd://h:1?prefix=${encodeURIComponent('/registry')}`), { kind: 'etcd', endpoints: ['h:1'], prefix: '/registry/' });
+    assert.deepEqual(parseStorageUrl('etcd://h:1?ca=/pki/ca.crt&cert=/pki/client.crt&key=/pki/client.key'), {
+      kind: 'etcd',
+      endpoints: ['h:1'],
+      prefix: '/portcullis/',
+      tls: { ca: '/pki/ca.crt', cert: '/pki/client.crt', key: '/pki/client.key' },
+    });
   });
 
   for (const [url, message] of [
@@ -24,7 +30,10 @@ describe('storage URLs', () => {
     ['memory:/x', 'storage URL memory:/x: memory: takes no path'],
     ['etcd://localhost', 'storage URL etcd://localhost: "localhost" is not HOST:PORT'],
     ['etcd://h:1,h:99999', 'storage URL etcd://h:1,h:99999: "h:99999" is not HOST:PORT'],
-    ['etcd://h:1?prefx=/a/', 'storage URL etcd://h:1?prefx=/a/: unknown parameter "prefx" (only prefix)'],
+    ['etcd://h:1?prefx=/a/', 'storage URL etcd://h:1?prefx=/a/: unknown parameter "prefx" (known: prefix, ca, cert, key)'],
+    ['etcd://h:1?ca=/c&cert=/a', 'storage URL etcd://h:1?ca=/c&cert=/a: cert and key go together'],
+    ['etcd://h:1?cert=/a&key=/b', 'storage URL etcd://h:1?cert=/a&key=/b: a client certificate needs ca=FILE (TLS)'],
+    ['etcd://h:1?ca=/nonexistent/ca.crt', 'storage URL etcd://h:1?ca=/nonexistent/ca.crt: /nonexistent/ca.crt: cannot read (ENOENT)'],
     ['etcd://h:1?prefix=', 'storage URL etcd://h:1?prefix=: the prefix must not be empty'],
   ] as const) {
     it(`refuses ${url} with one line`, async () => {
