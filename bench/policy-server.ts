@@ -5,7 +5,8 @@
  * runs in its own process; the load generator runs here. The servers are measured in alternating
  * rounds, so that load from elsewhere on the machine falls on both alike. Prints both and the ratio
  * (target ≥ 0.70), and for diagnosis the same fixed answer from our HTTP plumbing
- * (src/common/http.ts, fastify) without evaluation.
+ * (src/common/http.ts, fastify) without evaluation, and each server's CPU time per request
+ * (steadier than throughput when other jobs share the machine).
  *
  *   npx tsx bench/policy-server.ts [--rounds 4] [--duration 5] [--connections 16]
  */
@@ -76,8 +77,22 @@ async function serve(kind: string): Promise<void> {
   process.stdout.write(`${engine.url}\n`);
 }
 
+/** The server process's CPU time so far, in µs. */
+function cpuOf(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const onData = (chunk: Buffer) => {
+      const m = /cpu (\d+)/.exec(String(chunk));
+      if (!m) return;
+      child.stdout!.off('data', onData);
+      resolve(Number(m[1]));
+    };
+    child.stdout!.on('data', onData);
+    child.stdin!.write('cpu\n');
+  });
+}
+
 function start(kind: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve', kind], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve', kind], { stdio: ['pipe', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk) => {
@@ -99,6 +114,8 @@ interface Totals {
   p50: number[];
   p99: number[];
   failures: number;
+  /** Server CPU time spent in the measured rounds, µs. */
+  cpu: number;
 }
 
 async function main(): Promise<void> {
@@ -114,11 +131,14 @@ async function main(): Promise<void> {
     if (answer !== FIXED) throw new Error(`the engine answered ${JSON.stringify(answer)}, not ${JSON.stringify(FIXED)}`);
     const target = (kind: string) => (kind === 'engine' ? engineUrl : `${servers.get(kind)!.url}/v1/data/httpapi/authz`);
     for (const kind of kinds) await measure(target(kind), 2, connections); // warm-up (JIT, prepared queries)
-    const totals = new Map<string, Totals>(kinds.map((k) => [k, { requests: 0, seconds: 0, p50: [], p99: [], failures: 0 }]));
+    const totals = new Map<string, Totals>(kinds.map((k) => [k, { requests: 0, seconds: 0, p50: [], p99: [], failures: 0, cpu: 0 }]));
     for (let round = 0; round < rounds; round++) {
       for (const kind of kinds) {
+        const child = servers.get(kind)!.child;
+        const cpuBefore = await cpuOf(child);
         const r = await measure(target(kind), duration, connections);
         const t = totals.get(kind)!;
+        t.cpu += (await cpuOf(child)) - cpuBefore;
         t.requests += r.requests.total;
         t.seconds += duration;
         t.p50.push(r.latency.p50);
@@ -127,10 +147,11 @@ async function main(): Promise<void> {
       }
     }
     const rate = (k: string) => totals.get(k)!.requests / totals.get(k)!.seconds;
+    const cpuPer = (k: string) => totals.get(k)!.cpu / totals.get(k)!.requests;
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const line = (label: string, k: string) => {
       const t = totals.get(k)!;
-      return `${label.padEnd(40)} ${rate(k).toFixed(0).padStart(7)} decisions/s   p50 ${median(t.p50).toFixed(2)} ms   p99 ${median(t.p99).toFixed(2)} ms   (${t.requests} requests, ${t.failures} failed)`;
+      return `${label.padEnd(40)} ${rate(k).toFixed(0).padStart(7)} decisions/s   p50 ${median(t.p50).toFixed(2)} ms   p99 ${median(t.p99).toFixed(2)} ms   ${cpuPer(k).toFixed(0).padStart(4)} µs server CPU/request   (${t.requests} requests, ${t.failures} failed)`;
     };
     process.stdout.write(
       [
@@ -139,6 +160,7 @@ async function main(): Promise<void> {
         line('our HTTP plumbing, fixed answer', 'plumbing'),
         line('policy engine, httpapi.authz decision', 'engine'),
         `ratio engine/bare: ${(rate('engine') / rate('bare')).toFixed(2)} (target >= 0.70); plumbing/bare: ${(rate('plumbing') / rate('bare')).toFixed(2)}`,
+        `server CPU per request, bare/engine: ${(cpuPer('bare') / cpuPer('engine')).toFixed(2)} (the throughput ratio if the server alone were the limit)`,
         '',
       ].join('\n'),
     );
@@ -148,5 +170,12 @@ async function main(): Promise<void> {
 }
 
 const serveIndex = process.argv.indexOf('--serve');
-if (serveIndex !== -1) await serve(process.argv[serveIndex + 1]!);
+if (serveIndex !== -1) {
+  await serve(process.argv[serveIndex + 1]!);
+  // Asked "cpu" on stdin, report this process's CPU time so far (µs), for CPU per decision.
+  process.stdin.on('data', () => {
+    const usage = process.cpuUsage();
+    process.stdout.write(`cpu ${usage.user + usage.system}\n`);
+  });
+}
 else await main();

@@ -412,14 +412,12 @@ class PolicyApi {
     };
   }
 
-  /** The parsed JSON (or YAML) body, read once per request; undefined when empty. */
+  /** The parsed JSON (or YAML) body (already parsed when the authorizer read it); undefined when empty. */
   private body(request: ApiRequest): unknown {
     const cached = parsedBodies.get(request);
     if (cached) return cached.value;
     const bytes = bodyBytes(request, this.options.config.maxGzipBytes);
-    const value = bytes.length === 0 ? undefined : parseDocument(bytes, isYaml(request), 'body contains malformed input document');
-    parsedBodies.set(request, { value });
-    return value;
+    return bytes.length === 0 ? undefined : parseDocument(bytes, isYaml(request), 'body contains malformed input document');
   }
 
   private requestMetrics(query: Query): RequestMetrics {

@@ -25,7 +25,7 @@ export function installDecisionFastPath(
   if (!framework) throw new Error('decision fast path: the HTTP server has no request listener to wrap');
   node.removeListener('request', framework);
   node.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    if (isDecision(request)) void serve(request, response, handler, options);
+    if (isDecision(request)) serve(request, response, handler, options);
     else framework.call(node, request, response);
   });
 }
@@ -39,48 +39,66 @@ function isDecision(request: IncomingMessage): boolean {
   return Number.isNaN(next) || next === 47 /* / */ || next === 63 /* ? */;
 }
 
-async function serve(
+/**
+ * Serve one decision. Everything after the body has arrived runs synchronously inside the request's
+ * 'end' event: answering from a later microtask costs node a measurable extra per response.
+ */
+function serve(
   raw: IncomingMessage,
   response: ServerResponse,
   handler: DecisionHandler,
   options: { bodyLimit: number; metrics: ServerMetrics; errorResponse: (error: unknown) => ErrorResponse },
-): Promise<void> {
+): void {
   const started = process.hrtime.bigint();
   const reply = new NodeReply(response);
-  try {
-    const declared = Number(raw.headers['content-length']);
-    if (declared > options.bodyLimit) throw new HttpError(413, 'request body too large', 'body_too_large');
-    const body = await readBody(raw, options.bodyLimit);
-    const url = raw.url!;
-    const request: ApiRequest = { method: 'POST', url, headers: raw.headers, query: parseQuery(url), body, socket: raw.socket, raw };
-    await handler(request, reply);
-  } catch (error) {
+  const observe = () => options.metrics.observe('v1/data', 'POST', response.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+  const fail = (error: unknown) => {
     const translated = options.errorResponse(error);
     reply.code(translated.statusCode);
     for (const [name, value] of Object.entries(translated.headers ?? {})) reply.header(name, value);
     reply.send(translated.body as Buffer | string);
+    observe();
+  };
+  if (Number(raw.headers['content-length']) > options.bodyLimit) {
+    raw.resume();
+    return fail(new HttpError(413, 'request body too large', 'body_too_large'));
   }
-  options.metrics.observe('v1/data', 'POST', response.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+  readBody(raw, options.bodyLimit, (error, body) => {
+    if (error) return fail(error);
+    const url = raw.url!;
+    const request: ApiRequest = { method: 'POST', url, headers: raw.headers, query: parseQuery(url), body, socket: raw.socket, raw };
+    try {
+      const result = handler(request, reply);
+      if (result instanceof Promise) result.then(observe, fail);
+      else observe();
+    } catch (thrown) {
+      fail(thrown);
+    }
+  });
 }
 
-/** The whole body, or HttpError 413 past `limit` (events, not an async iterator: this is the hot path). */
-function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        request.removeAllListeners('data');
-        request.resume();
-        reject(new HttpError(413, 'request body too large', 'body_too_large'));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
-    request.once('error', reject);
+/** The whole body, or HttpError 413 past `limit` (events and a callback: this is the hot path). */
+function readBody(request: IncomingMessage, limit: number, done: (error: unknown, body?: Buffer) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let finished = false;
+  const finish = (error: unknown, body?: Buffer) => {
+    if (finished) return;
+    finished = true;
+    done(error, body);
+  };
+  request.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) {
+      request.removeAllListeners('data');
+      request.resume();
+      finish(new HttpError(413, 'request body too large', 'body_too_large'));
+      return;
+    }
+    chunks.push(chunk);
   });
+  request.once('end', () => finish(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+  request.once('error', (error) => finish(error));
 }
 
 /** A query string as fastify presents it: a repeated name becomes an array. */
@@ -108,6 +126,11 @@ class NodeReply implements ApiReply {
   header(name: string, value: string): ApiReply {
     this.headers[name] = value;
     return this;
+  }
+
+  sendText(status: number, contentType: string, text: string): void {
+    this.response.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
+    this.response.end(text);
   }
 
   send(payload?: Buffer | string): ApiReply {
