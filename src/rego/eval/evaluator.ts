@@ -59,7 +59,8 @@ export class Evaluation {
   private cache = new Map<object, Value | typeof UNDEF>();
   private dataOverrides: Map<string, Value> | undefined;
   private mocks: Map<string, Mock> | undefined;
-  private readonly ctx: BuiltinContext;
+  private builtinContext: BuiltinContext | undefined;
+  private readonly settings: EvalSettings;
   private steps = 0;
   private readonly deadline: number | undefined;
   private depth = 0;
@@ -74,7 +75,14 @@ export class Evaluation {
     this.base = settings.data;
     this.deadline = settings.deadline;
     this.trace = settings.trace;
-    this.ctx = createBuiltinContext({
+    this.settings = settings;
+  }
+
+  /** The builtins' view of this evaluation, created on the first builtin call. */
+  private get ctx(): BuiltinContext {
+    if (this.builtinContext) return this.builtinContext;
+    const settings = this.settings;
+    this.builtinContext = createBuiltinContext({
       strictBuiltinErrors: !!settings.strictBuiltinErrors,
       ...(settings.timeNs !== undefined ? { timeNs: settings.timeNs } : {}),
       env: settings.env ?? process.env,
@@ -84,6 +92,7 @@ export class Evaluation {
         parseModule: (filename, source) => fromJSON(JSON.parse(JSON.stringify(parseModule(filename, source, 'v1')))),
       },
     });
+    return this.builtinContext;
   }
 
   private checkDeadline(): void {
@@ -765,7 +774,7 @@ export class Evaluation {
       if (e instanceof BuiltinError) {
         // As OPA: with strict builtin errors off, a failing call (bad operand types included) is
         // undefined; only builtins this build cannot run fail loudly either way.
-        if (this.ctx.strictBuiltinErrors || e instanceof UnsupportedBuiltinError) throw new RegoError(e.code, e.message, loc);
+        if (this.settings.strictBuiltinErrors || e instanceof UnsupportedBuiltinError) throw new RegoError(e.code, e.message, loc);
         return false;
       }
       throw e;
