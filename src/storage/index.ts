@@ -10,7 +10,6 @@
  * Failures to open are StorageErrors whose message is one line naming what and where (the command
  * line prints it as is and exits 1). Opening never overwrites or recreates anything that exists.
  */
-import { readPemFile } from '../common/tls.js';
 import { InvalidArgumentError } from './types.js';
 import { MemoryStorage } from './memory.js';
 import type { Storage } from './types.js';
@@ -108,6 +107,7 @@ function parseEtcdUrl(url: string, rest: string): StorageLocation {
 }
 
 async function readTlsFiles(url: string, files: EtcdTlsFiles): Promise<{ ca: string; cert?: string; key?: string }> {
+  const { readPemFile } = await import('../common/tls.js');
   try {
     const ca = await readPemFile(files.ca, 'CERTIFICATE');
     if (files.cert === undefined || files.key === undefined) return { ca };
