@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { runCli, spawnCli, waitForOutput } from '../helpers/cli.js';
 import { tempDir } from './helpers.js';
+import { secretsCli } from './cli-harness.js';
 
 const home = tempDir('secrets-cli-');
 let child: ChildProcess;
@@ -23,10 +24,9 @@ after(() => {
   child.kill('SIGTERM');
 });
 
-const cli = async (args: string[], input?: string, extraEnv: NodeJS.ProcessEnv = {}) => {
-  const r = await runCli(['secrets', ...args], { env: { ...env, ...extraEnv }, input });
-  return r;
-};
+/** In-process; `spawned` runs the real `portcullis` command. */
+const cli = (args: string[], input?: string, extraEnv: NodeJS.ProcessEnv = {}) => secretsCli(args, { env: { ...env, ...extraEnv }, input });
+const spawned = (args: string[], input?: string) => runCli(['secrets', ...args], { env, input });
 
 test('dev mode stored the root token in the token helper file (mode 0600)', () => {
   const file = path.join(home, '.portcullis-secrets-token');
@@ -35,7 +35,7 @@ test('dev mode stored the root token in the token helper file (mode 0600)', () =
 });
 
 test('token create / lookup -accessor / capabilities / renew / revoke, as in the seed', async () => {
-  const created = await cli(['token', 'create', '-policy=default', '-policy', 'web', '-ttl=20m', '-format=json']);
+  const created = await spawned(['token', 'create', '-policy=default', '-policy', 'web', '-ttl=20m', '-format=json']);
   assert.equal(created.code, 0, created.stderr);
   const auth = JSON.parse(created.stdout).auth;
   assert.deepEqual(auth.policies, ['default', 'web']);
@@ -62,7 +62,7 @@ test('token create / lookup -accessor / capabilities / renew / revoke, as in the
 
   const revoke = await cli(['token', 'revoke', '-accessor', auth.accessor]);
   assert.deepEqual([revoke.code, revoke.stdout], [0, 'Success! Revoked token (if it existed)\n']);
-  const after = await cli(['token', 'lookup', auth.client_token]);
+  const after = await spawned(['token', 'lookup', auth.client_token]);
   assert.equal(after.code, 2);
   assert.match(after.stderr, /Code: 403\. Errors: \* bad token/);
 });
@@ -130,8 +130,32 @@ test('auth enable of an unknown type and a usage error exit with 2', async () =>
   const unknown = await cli(['auth', 'enable', 'nosuchmethod']);
   assert.equal(unknown.code, 2);
   assert.match(unknown.stderr, /plugin not found in the catalog: nosuchmethod/);
-  const flag = await cli(['token', 'create', '-bogus']);
+  const flag = await spawned(['token', 'create', '-bogus']);
   assert.deepEqual([flag.code, flag.stderr.trim()], [2, 'portcullis: flag provided but not defined: -bogus']);
   const list = await cli(['auth', 'list']);
   assert.match(list.stdout, /^token\/\s+token\s+auth_token_[0-9a-f]{8}\s+token based credentials$/m);
+});
+
+test('login -method=userpass (password at the hidden prompt) and -method=approle', async () => {
+  const helper = path.join(home, 'login-token');
+  assert.equal((await cli(['auth', 'enable', 'userpass'])).stdout, 'Success! Enabled userpass auth method at: userpass/\n');
+  assert.equal((await cli(['auth', 'enable', '-path=people', 'userpass'])).code, 0);
+  assert.equal((await cli(['write', 'auth/userpass/users/alice', 'password=wonderland', 'policies=default'])).code, 0);
+  const login = await cli(['login', '-method=userpass', 'username=alice'], 'wonderland\n', { SECRETS_TOKEN_FILE: helper });
+  assert.equal(login.code, 0, login.stderr);
+  assert.match(login.stderr, /Password \(will be hidden\): /);
+  assert.match(login.stdout, /token_meta_username\s+alice/);
+  assert.match(readFileSync(helper, 'utf8'), /^hvs\./);
+  const wrong = await cli(['login', '-method=userpass', '-path=people', 'username=alice', 'password=nope'], undefined, { SECRETS_TOKEN_FILE: helper });
+  assert.equal(wrong.code, 2);
+  assert.match(wrong.stderr, /Code: 400\. Errors: \* invalid username or password/);
+
+  assert.equal((await cli(['auth', 'enable', 'approle'])).code, 0);
+  assert.equal((await cli(['write', 'auth/approle/role/ci', 'policies=default', 'token_ttl=20m'])).code, 0);
+  const roleId = (await cli(['read', '-field=role_id', 'auth/approle/role/ci/role-id'])).stdout.trim();
+  const secretId = (await cli(['write', '-f', '-field=secret_id', 'auth/approle/role/ci/secret-id'])).stdout.trim();
+  const approle = await cli(['login', '-method=approle', `role_id=${roleId}`, `secret_id=${secretId}`, '-no-store']);
+  assert.equal(approle.code, 0, approle.stderr);
+  assert.match(approle.stdout, /token_duration\s+20m/);
+  assert.match(approle.stdout, /token_meta_role_name\s+ci/);
 });

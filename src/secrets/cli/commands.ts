@@ -16,6 +16,8 @@ export interface Io {
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
   readonly env: NodeJS.ProcessEnv;
+  /** Standard input (prompts, `-` arguments); default process.stdin. */
+  readonly stdin?: NodeJS.ReadStream;
 }
 
 export interface Context {
@@ -59,9 +61,9 @@ function tooMany(args: readonly string[], count: number, usage: string): void {
 }
 
 /** `k=v`, `k=@file`, `k=-` (stdin), or a lone `-` for a JSON object on stdin. */
-async function parseData(args: readonly string[]): Promise<Record<string, unknown>> {
+async function parseData(args: readonly string[], stdin?: NodeJS.ReadStream): Promise<Record<string, unknown>> {
   if (args.length === 1 && args[0] === '-') {
-    const text = await readStdin();
+    const text = await readStdin(stdin);
     try {
       return JSON.parse(text) as Record<string, unknown>;
     } catch (error) {
@@ -77,7 +79,7 @@ async function parseData(args: readonly string[]): Promise<Record<string, unknow
     if (value.startsWith('@')) value = await readFile(value.slice(1), 'utf8').catch(() => {
       throw new UsageError(`error loading file ${value.slice(1)}`);
     });
-    else if (value === '-') value = (await readStdin()).replace(/\n$/, '');
+    else if (value === '-') value = (await readStdin(stdin)).replace(/\n$/, '');
     const existing = data[key];
     if (existing === undefined) data[key] = value;
     else data[key] = Array.isArray(existing) ? [...existing, value] : [existing, value];
@@ -227,19 +229,19 @@ export const COMMANDS: readonly CommandSpec[] = [
       let client = await ctx.client();
       let body: Record<string, unknown>;
       if (method === 'token') {
-        const token = ctx.args[0] === undefined || ctx.args[0] === '-' ? await promptHidden('Token (will be hidden): ') : ctx.args[0];
+        const token = ctx.args[0] === undefined || ctx.args[0] === '-' ? await promptHidden('Token (will be hidden): ', ctx.io.stdin, ctx.io.err) : ctx.args[0];
         if (!token) throw new UsageError('a token is required');
         const response = await client.withToken(token).read('auth/token/lookup-self');
         body = lookupAsAuth(token, (response.body?.data ?? {}) as Record<string, unknown>);
       } else {
-        const data = await parseData(ctx.args);
+        const data = await parseData(ctx.args, ctx.io.stdin);
         if (method === 'approle') {
           body = (await client.withToken(undefined).write(`auth/${mount}/login`, data)).body ?? {};
         } else if (['userpass', 'ldap', 'okta', 'idp', 'radius'].includes(method)) {
           const username = data.username;
           if (typeof username !== 'string' || !username) throw new UsageError('username=NAME is required');
           delete data.username;
-          if (data.password === undefined) data.password = await promptHidden('Password (will be hidden): ');
+          if (data.password === undefined) data.password = await promptHidden('Password (will be hidden): ', ctx.io.stdin, ctx.io.err);
           body = (await client.withToken(undefined).write(`auth/${mount}/login/${encodeURIComponent(username)}`, data)).body ?? {};
         } else {
           throw new UsageError(`unknown auth method: ${method}; use token, userpass, ldap, okta, idp or approle`);
@@ -285,7 +287,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       if (f.id) data.id = f.id;
       if (f['entity-alias']) data.entity_alias = f['entity-alias'];
       const meta = f.metadata as string[];
-      if (meta.length) data.meta = await parseData(meta);
+      if (meta.length) data.meta = await parseData(meta, ctx.io.stdin);
       const path = f.role ? `auth/token/create/${f.role}` : f.orphan ? 'auth/token/create-orphan' : 'auth/token/create';
       secretOutput(ctx, await (await ctx.client()).write(path, data));
     },
@@ -382,7 +384,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     async run(ctx) {
       need(ctx.args, 1, this.usage);
       const path = ctx.args[0]!;
-      const query = Object.fromEntries(Object.entries(await parseData(ctx.args.slice(1))).map(([k, v]) => [k, String(v)]));
+      const query = Object.fromEntries(Object.entries(await parseData(ctx.args.slice(1), ctx.io.stdin)).map(([k, v]) => [k, String(v)]));
       try {
         secretOutput(ctx, await (await ctx.client()).read(path, query), true);
       } catch (error) {
@@ -399,7 +401,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     async run(ctx) {
       need(ctx.args, 1, this.usage);
       const path = ctx.args[0]!;
-      const data = await parseData(ctx.args.slice(1));
+      const data = await parseData(ctx.args.slice(1), ctx.io.stdin);
       if (Object.keys(data).length === 0 && !ctx.flags.force) throw new UsageError('Must supply data or use -force');
       const response = await (await ctx.client()).write(path, data);
       if (response.status === 204 || !response.body) {
@@ -443,7 +445,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     async run(ctx) {
       need(ctx.args, 2, this.usage);
       const [name, file] = ctx.args as [string, string];
-      const text = file === '-' ? await readStdin() : await readFile(file, 'utf8').catch(() => {
+      const text = file === '-' ? await readStdin(ctx.io.stdin) : await readFile(file, 'utf8').catch(() => {
         throw new UsageError(`error opening policy file ${file}`);
       });
       await (await ctx.client()).write(`sys/policies/acl/${encodeURIComponent(name)}`, { policy: text });
@@ -502,7 +504,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       need(ctx.args, 1, this.usage);
       const type = ctx.args[0]!;
       const path = String(ctx.flags.path || type).replace(/^\/+|\/+$/g, '');
-      const options: Record<string, unknown> = await parseData(ctx.flags.options as string[]);
+      const options: Record<string, unknown> = await parseData(ctx.flags.options as string[], ctx.io.stdin);
       if (ctx.flags.version) options.version = String(ctx.flags.version);
       const config: Record<string, unknown> = {};
       if (ctx.flags['default-lease-ttl']) config.default_lease_ttl = ctx.flags['default-lease-ttl'];
@@ -581,7 +583,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       need(ctx.args, 1, this.usage);
       const type = ctx.args[0]!;
       const path = String(ctx.flags.path || type).replace(/^\/+|\/+$/g, '');
-      const options = await parseData(ctx.args.slice(1));
+      const options = await parseData(ctx.args.slice(1), ctx.io.stdin);
       await (await ctx.client()).write(`sys/audit/${path}`, { type, description: ctx.flags.description ?? '', options });
       ctx.io.out(`Success! Enabled the ${type} audit device at: ${path}/\n`);
     },
@@ -616,7 +618,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       need(ctx.args, 2, this.usage);
       const client = await ctx.client();
       const { mount, rest, version } = await kvMount(client, ctx.args[0]!, ctx.flags.mount as string | undefined);
-      const data = await parseData(ctx.args.slice(1));
+      const data = await parseData(ctx.args.slice(1), ctx.io.stdin);
       if (version === 1) {
         await client.write(`${mount}${rest}`, data);
         ctx.io.out(`Success! Data written to: ${mount}${rest}\n`);
@@ -726,7 +728,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       let body: Record<string, unknown>;
       if (ctx.flags.reset) body = { reset: true };
       else {
-        const key = ctx.args[0] && ctx.args[0] !== '-' ? ctx.args[0] : await promptHidden('Unseal Key (will be hidden): ');
+        const key = ctx.args[0] && ctx.args[0] !== '-' ? ctx.args[0] : await promptHidden('Unseal Key (will be hidden): ', ctx.io.stdin, ctx.io.err);
         body = { key };
       }
       const response = await client.write('sys/unseal', body);
@@ -768,7 +770,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       }
       if (f.decode) {
         if (!f.otp) throw new UsageError('-otp is required with -decode');
-        const encoded = f.decode === '-' ? (await readStdin()).trim() : String(f.decode);
+        const encoded = f.decode === '-' ? (await readStdin(ctx.io.stdin)).trim() : String(f.decode);
         const status = await client.read('sys/generate-root/attempt');
         if (!Number(status.body?.otp_length)) throw new CommandError('the server reports no OTP length; legacy (UUID) root tokens are not supported', 2);
         let token: string;
@@ -803,7 +805,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       const status = await client.read('sys/generate-root/attempt');
       if (!status.body?.started) throw new CommandError('No root generation is in progress. Start one with -init.', 2);
       const nonce = String(f.nonce || status.body.nonce);
-      const key = ctx.args[0] && ctx.args[0] !== '-' ? ctx.args[0] : await promptHidden('Unseal Key (will be hidden): ');
+      const key = ctx.args[0] && ctx.args[0] !== '-' ? ctx.args[0] : await promptHidden('Unseal Key (will be hidden): ', ctx.io.stdin, ctx.io.err);
       const response = await client.write('sys/generate-root/update', { key, nonce });
       ctx.print(response.body, () => generateRootTable(response.body ?? {}));
     },

@@ -1,22 +1,25 @@
 /** Reading a secret from the terminal without echo (or one line from a pipe). */
-import { createInterface } from 'node:readline';
 
-let pipedLines: string[] | undefined;
+/** Lines of a piped (non-terminal) input, read once per stream. */
+const pipedLines = new WeakMap<NodeJS.ReadableStream, string[]>();
 
-async function readPipedLine(input: NodeJS.ReadableStream): Promise<string> {
-  if (!pipedLines) {
+async function lines(input: NodeJS.ReadableStream): Promise<string[]> {
+  let cached = pipedLines.get(input);
+  if (!cached) {
     const chunks: Buffer[] = [];
     for await (const chunk of input) chunks.push(Buffer.from(chunk as Buffer));
-    pipedLines = Buffer.concat(chunks).toString('utf8').split(/\r?\n/);
+    cached = Buffer.concat(chunks).toString('utf8').split(/\r?\n/);
+    pipedLines.set(input, cached);
   }
-  return pipedLines.shift() ?? '';
+  return cached;
 }
 
 /** Ask `question` on stderr and read an answer that is not echoed. */
-export async function promptHidden(question: string, input: NodeJS.ReadStream = process.stdin, output: NodeJS.WritableStream = process.stderr): Promise<string> {
+export async function promptHidden(question: string, input: NodeJS.ReadStream = process.stdin, write: (text: string) => void = (t) => process.stderr.write(t)): Promise<string> {
+  const output = { write };
   output.write(question);
   if (!input.isTTY) {
-    const line = await readPipedLine(input);
+    const line = (await lines(input)).shift() ?? '';
     output.write('\n');
     return line.trim();
   }
@@ -47,9 +50,5 @@ export async function promptHidden(question: string, input: NodeJS.ReadStream = 
 
 /** Read all of standard input (for `-` arguments). */
 export async function readStdin(input: NodeJS.ReadableStream = process.stdin): Promise<string> {
-  if (pipedLines) return pipedLines.splice(0).join('\n');
-  const rl = createInterface({ input });
-  const lines: string[] = [];
-  for await (const line of rl) lines.push(line);
-  return lines.join('\n');
+  return (await lines(input)).splice(0).join('\n');
 }
