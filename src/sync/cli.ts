@@ -4,7 +4,9 @@ import { Command, Option } from 'commander';
 import { StartupError } from '../common/errors.js';
 import { closeOnSignal } from '../common/http.js';
 import { createLogger } from '../common/log.js';
-import type { ServiceModule, UpContext } from '../common/service.js';
+import type { ServiceModule } from '../common/service.js';
+import { KubeClient } from './kube.js';
+import { applyAdmissionWiring, WEBHOOK_CONFIGURATION, type WebhookEndpoint } from './wiring.js';
 import { loadKubeconfig } from './kubeconfig.js';
 import { parseReplicatedResource } from './replicate.js';
 import { Sidecar } from './sidecar.js';
@@ -85,34 +87,49 @@ async function readText(file: string): Promise<string> {
 /**
  * In `portcullis up` the sidecar connects the cluster (its admin kubeconfig, `details.kubeconfig`)
  * to the policy engine (its `url`, and `details.ca` when it serves TLS), and replicates namespaces
- * and pods so that admission policies can see what is deployed. Absent either peer, it has no job.
+ * and pods so that admission policies can see what is deployed. When the engine offers a webhook
+ * listener (`details.webhook`), the seed's admission wiring is applied first (wiring.ts), so that
+ * the `system.main` ConfigMap is among the first things the sidecar loads.
  */
-async function sidecarForUp(context: UpContext): Promise<Sidecar | undefined> {
-  const kubeconfig = context.started.get('cluster')?.details?.kubeconfig;
-  const policy = context.started.get('policy');
-  if (typeof kubeconfig !== 'string' || !policy?.url) return undefined;
-  return new Sidecar({
-    cluster: await loadKubeconfig(kubeconfig),
-    engine: { url: `${policy.url}/v1`, ca: policy.details?.ca as string | undefined, token: policy.details?.token as string | undefined },
-    namespaces: [],
-    configMaps: { ...DEFAULTS, enablePolicies: true, enableData: true },
-    replicate: [parseReplicatedResource('v1/namespaces', false), parseReplicatedResource('v1/pods', true)],
-    replicatePath: 'kubernetes',
-    replicateIgnoreNamespaces: [],
-    logger: context.logger,
-  });
-}
-
 export const syncService: ServiceModule = {
   name: 'sync',
   summary: 'load policy ConfigMaps and cluster objects into the policy engine (kube-mgmt)',
   command: syncCommand,
   up: {
     async start(context) {
-      const sidecar = await sidecarForUp(context);
-      if (!sidecar) return { skipped: 'it connects the cluster to the policy engine; both must run' };
+      const kubeconfig = context.started.get('cluster')?.details?.kubeconfig;
+      const policy = context.started.get('policy');
+      if (typeof kubeconfig !== 'string' || !policy?.url) return { skipped: 'it connects the cluster to the policy engine; both must run' };
+      const cluster = await loadKubeconfig(kubeconfig);
+      const webhook = policy.details?.webhook as WebhookEndpoint | undefined;
+      if (webhook) {
+        const kube = new KubeClient(cluster);
+        try {
+          await applyAdmissionWiring(kube, webhook);
+        } finally {
+          kube.close();
+        }
+      }
+      const sidecar = new Sidecar({
+        cluster,
+        engine: { url: `${policy.url}/v1`, ca: policy.details?.ca as string | undefined, token: policy.details?.token as string | undefined },
+        namespaces: [],
+        configMaps: { ...DEFAULTS, enablePolicies: true, enableData: true },
+        replicate: [parseReplicatedResource('v1/namespaces', false), parseReplicatedResource('v1/pods', true)],
+        replicatePath: 'kubernetes',
+        replicateIgnoreNamespaces: [],
+        logger: context.logger,
+      });
       await sidecar.start();
-      return { name: 'sync', close: () => sidecar.close() };
+      return {
+        name: 'sync',
+        credentials: [
+          { label: 'loads', value: 'ConfigMaps labelled openpolicyagent.org/policy=rego (policies) and openpolicyagent.org/data=opa (data)' },
+          { label: 'replicates', value: 'namespaces and pods to data.kubernetes' },
+          ...(webhook ? [{ label: 'admission', value: `ValidatingWebhookConfiguration ${WEBHOOK_CONFIGURATION} → service opa/opa → ${webhook.ip}:${webhook.port}` }] : []),
+        ],
+        close: () => sidecar.close(),
+      };
     },
   },
 };

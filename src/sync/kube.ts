@@ -85,6 +85,12 @@ export class KubeClient {
     return (await this.json('PATCH', path, { body: JSON.stringify(patch), contentType: 'application/merge-patch+json' })) as KubeObject;
   }
 
+  /** Server-side apply (creates or updates; idempotent), owning the fields as `fieldManager`. */
+  async apply(path: string, object: KubeObject, fieldManager: string): Promise<KubeObject> {
+    const query = { fieldManager, force: 'true' };
+    return (await this.json('PATCH', path, { query, body: JSON.stringify(object), contentType: 'application/apply-patch+yaml' })) as KubeObject;
+  }
+
   /**
    * Stream watch events from `resourceVersion` on. `onEnd` is called once when the stream ends:
    * without an error when the server closed it normally (timeout), with one otherwise.
