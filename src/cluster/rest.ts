@@ -349,8 +349,8 @@ export class ResourceHandlers {
       first = false;
       return t;
     };
-    const write = (type: string, object: unknown) => {
-      if (!res.writableEnded) res.write(`${JSON.stringify({ type, object })}\n`);
+    const write = (eventType: string, object: unknown) => {
+      if (!res.writableEnded) res.write(`${JSON.stringify({ type: eventType, object })}\n`);
     };
     let watcher: Watcher | undefined;
     let timer: NodeJS.Timeout | undefined;
@@ -363,7 +363,7 @@ export class ResourceHandlers {
       if (!res.writableEnded) res.end();
     };
     this.watches.add(close);
-    request.raw.on('close', close);
+    // The response closes when the client goes away (or we end it).
     res.on('close', close);
     timer = setTimeout(close, timeoutSeconds * 1000);
     const bookmark = (annotations?: Record<string, string>) =>
@@ -378,13 +378,14 @@ export class ResourceHandlers {
         (events: StoreWatchEvent[]) => {
           for (const event of events) {
             lastRevision = Number(event.object.metadata.resourceVersion);
-            const now = !predicate || predicate(event.object);
-            const before = event.previous ? !predicate || predicate(event.previous) : false;
+            const matches = !predicate || predicate(event.object);
+            const matched = event.previous ? !predicate || predicate(event.previous) : false;
+            // A change that moves an object into or out of the selection is an ADDED or DELETED for this watch.
             if (event.type === 'MODIFIED' && predicate) {
-              if (now && before) write('MODIFIED', present(event.object));
-              else if (now) write('ADDED', present(event.object));
-              else if (before) write('DELETED', present(event.object));
-            } else if (now) {
+              if (matches && matched) write('MODIFIED', present(event.object));
+              else if (matches) write('ADDED', present(event.object));
+              else if (matched) write('DELETED', present(event.object));
+            } else if (matches) {
               write(event.type, present(event.object));
             }
           }
