@@ -148,3 +148,18 @@ test('a malformed module never throws an untyped exception', () => {
     }
   }
 });
+
+test('explain notes carry trace() messages; metrics report the evaluation time', () => {
+  const p = compile([{ id: 't.rego', text: 'package t\np if { trace("checking p"); input.x == 1 }\n' }]);
+  const r = p.prepareQuery('data.t.p').eval({ input: { x: 1 }, explain: 'notes', metrics: true });
+  assert.deepEqual(r.explanation, ['| Note checking p']);
+  assert.equal(typeof r.metrics?.timer_rego_query_eval_ns, 'number');
+  assert.deepEqual(r.results[0]!.expressions[0]!.value, true);
+});
+
+test('print output goes to the print hook, undefined arguments as <undefined>', () => {
+  const p = compile([{ id: 'pr.rego', text: 'package pr\np if { print("user", input.user, input.missing) }\n' }]);
+  const lines: string[] = [];
+  p.prepareRef(['pr', 'p']).eval({ input: { user: 'bob' }, printHook: (line) => lines.push(line) });
+  assert.deepEqual(lines, ['user bob <undefined>']);
+});

@@ -89,6 +89,7 @@ export class Evaluation {
       checkCancelled: () => this.checkDeadline(),
       print: settings.printHook ?? ((line) => process.stderr.write(line + '\n')),
       hooks: {
+        trace: (note: string) => this.trace?.({ op: 'note', text: note, depth: this.depth }),
         parseModule: (filename, source) => fromJSON(JSON.parse(JSON.stringify(parseModule(filename, source, 'v1')))),
       },
     });
