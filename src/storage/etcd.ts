@@ -305,8 +305,10 @@ export class EtcdStorage implements Storage {
     return prevKv ? { type: 'put', kv, prevKv, revision } : { type: 'put', kv, revision };
   }
 
-  /** etcd's failures as StorageErrors; `revision` is the one a read asked for, for CompactedError. */
-  translate(error: unknown, revision?: number): Promise<StorageError> | StorageError {
+  // --- internals ---
+
+  /** etcd's failures as StorageErrors; `revision` is the one a read asked for (CompactedError, FutureRevisionError). */
+  #translateRead(error: unknown, revision?: number): Promise<StorageError> | StorageError {
     const message = error instanceof Error ? error.message : String(error);
     if (message.includes(COMPACTED)) {
       if (revision === undefined) return new CompactedError(0, 0);
@@ -317,8 +319,6 @@ export class EtcdStorage implements Storage {
     }
     return this.#translate(error);
   }
-
-  // --- internals ---
 
   #open(): void {
     if (this.#closed) throw new UnavailableError(`${this.where}: the store is closed`);
@@ -378,7 +378,7 @@ export class EtcdStorage implements Storage {
     try {
       return await request();
     } catch (error) {
-      throw await this.translate(error, revision);
+      throw await this.#translateRead(error, revision);
     }
   }
 
