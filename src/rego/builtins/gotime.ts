@@ -74,7 +74,7 @@ function ianaZone(name: string): Zone {
       const parts = Object.fromEntries(fmt.formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
       let year = Number(parts.year);
       if (parts.era === 'BC' || parts.era === 'B') year = 1 - year;
-      const wall = Date.UTC(year, Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
+      const wall = utcMillis(year, Number(parts.month), Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
       const offset = Math.round((wall - Math.floor(ms / 1000) * 1000) / 1000);
       return { offset, abbr: abbreviation(abbrFmts, ms, offset) };
     },
@@ -120,6 +120,14 @@ export function fixedZone(offset: number, abbr: string): Zone {
   return { name: abbr, at: () => ({ offset, abbr }) };
 }
 
+/** UTC milliseconds of a civil time, fields normalised as Go's time.Date does (years 0-99 too). */
+function utcMillis(year: number, month: number, day: number, hour: number, minute: number, second: number): number {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month - 1, day);
+  d.setUTCHours(hour, minute, second, 0);
+  return d.getTime();
+}
+
 // ---- civil time -------------------------------------------------------------------------------------
 
 export interface Civil {
@@ -149,8 +157,8 @@ export function civil(ns: bigint, zone: Zone): Civil {
   const { offset, abbr } = zone.at(ms);
   const d = new Date(ms + offset * 1000);
   const year = d.getUTCFullYear();
-  const start = Date.UTC(year, 0, 1);
-  const dayMs = Date.UTC(year, d.getUTCMonth(), d.getUTCDate());
+  const start = utcMillis(year, 1, 1, 0, 0, 0);
+  const dayMs = utcMillis(year, d.getUTCMonth() + 1, d.getUTCDate(), 0, 0, 0);
   return {
     year,
     month: d.getUTCMonth() + 1,
@@ -177,17 +185,11 @@ export function fromCivil(
   nanos: number,
   zone: Zone,
 ): bigint {
-  const wall = Date.UTC(2000, 0, 1, hour, minute, second) - Date.UTC(2000, 0, 1) + dateUTC(year, month, day);
+  const wall = utcMillis(year, month, day, hour, minute, second);
   // Resolve the zone offset at this wall time (two passes handle DST edges like Go does).
   let offset = zone.at(wall).offset;
   offset = zone.at(wall - offset * 1000).offset;
   return BigInt(wall - offset * 1000) * 1_000_000n + BigInt(nanos);
-}
-
-function dateUTC(year: number, month: number, day: number): number {
-  const d = new Date(Date.UTC(2000, 0, 1));
-  d.setUTCFullYear(year, month - 1, day);
-  return d.getTime();
 }
 
 export function weekdayName(d: number): string {
@@ -196,7 +198,8 @@ export function weekdayName(d: number): string {
 
 // ---- layouts ----------------------------------------------------------------------------------------
 
-type Chunk = { lit: string } | { std: string; digits?: number };
+/** Literal text, or a layout element (`frac0`/`frac9` carry their digit count and separator). */
+type Chunk = { lit: string } | { std: string; digits?: number; sep?: string };
 
 const STD_TOKENS = [
   'January',
@@ -237,14 +240,17 @@ const STD_TOKENS = [
 function parseLayout(layout: string): Chunk[] {
   const out: Chunk[] = [];
   let lit = '';
+  const flush = (): void => {
+    if (lit) out.push({ lit });
+    lit = '';
+  };
   let i = 0;
   outer: while (i < layout.length) {
     // fractional seconds: .000 / ,000 (fixed) or .999 / ,999 (trimmed), after a seconds field
     const frac = /^[.,](0+|9+)(?![0-9])/.exec(layout.slice(i));
     if (frac) {
-      if (lit) out.push({ lit }), (lit = '');
-      out.push({ std: frac[1]![0] === '0' ? 'frac0' : 'frac9', digits: frac[1]!.length });
-      (out[out.length - 1] as { sep?: string }).sep = layout[i];
+      flush();
+      out.push({ std: frac[1]![0] === '0' ? 'frac0' : 'frac9', digits: frac[1]!.length, sep: layout[i]! });
       i += frac[0].length;
       continue;
     }
@@ -252,7 +258,7 @@ function parseLayout(layout: string): Chunk[] {
       if (layout.startsWith(tok, i)) {
         if (tok === 'Jan' && layout.startsWith('January', i)) continue;
         if (tok === 'Mon' && layout.startsWith('Monday', i)) continue;
-        if (lit) out.push({ lit }), (lit = '');
+        flush();
         out.push({ std: tok });
         i += tok.length;
         continue outer;
@@ -261,7 +267,7 @@ function parseLayout(layout: string): Chunk[] {
     lit += layout[i];
     i++;
   }
-  if (lit) out.push({ lit });
+  flush();
   return out;
 }
 
@@ -369,7 +375,7 @@ export function formatTime(ns: bigint, zone: Zone, layout: string): string {
         break;
       case 'frac0':
       case 'frac9': {
-        const sep = (chunk as { sep?: string }).sep ?? '.';
+        const sep = chunk.sep ?? '.';
         let digits = String(c.nanos).padStart(9, '0').slice(0, chunk.digits);
         if (chunk.std === 'frac9') {
           digits = digits.replace(/0+$/, '');
