@@ -67,6 +67,7 @@ export class ResourceHandlers {
     if (!type.namespaced && info.namespace !== '' && type.resource !== 'namespaces') throw pathNotFound();
     const name = this.urlName(request);
     if (name === '' && (verb === 'update' || verb === 'patch')) throw methodNotSupported(type, verb);
+    if (verb === 'create' && info.name !== '') throw methodNotSupported(type, verb);
     const namespace = type.namespaced ? info.namespace : '';
     switch (verb) {
       case 'get':

@@ -281,6 +281,7 @@ describe('bad input', () => {
     ['a strategic patch adding an unknown field with Strict', () => as('PATCH', `${cmPath}/keep?fieldValidation=Strict`, { body: { bogus: 1 }, contentType: 'application/strategic-merge-patch+json' }), 400, 'BadRequest', 'strict decoding error: unknown field "bogus"'],
     ['a protobuf body that is not one', () => as('POST', cmPath, { body: Buffer.from('k8s\0\xff\xff', 'latin1'), contentType: 'application/vnd.kubernetes.protobuf' }), 400, 'BadRequest', /^unable to decode protobuf body: /],
     ['an unsupported verb', () => as('PUT', '/api/v1/namespaces/default/configmaps', { body: {} }), 405, 'MethodNotAllowed', 'update is not supported on resources of kind "configmaps"'],
+    ['a POST to a named object', () => as('POST', `${cmPath}/keep`, { body: { metadata: { name: 'keep' } } }), 405, 'MethodNotAllowed', 'create is not supported on resources of kind "configmaps"'],
     ['an unknown resource', () => as('GET', '/api/v1/widgets'), 404, 'NotFound', 'the server could not find the requested resource'],
   ];
   for (const [what, send, code, reason, message] of cases) {
