@@ -13,6 +13,7 @@ import { evalCommand } from './commands/eval.js';
 import { testCommand } from './commands/test.js';
 import { checkCommand } from './commands/check.js';
 import { conformanceCommand } from './commands/conformance.js';
+import { ensureCertificateAuthority } from '../common/tls.js';
 import { startPolicyEngine } from './runtime.js';
 
 const subcommands: ReadonlyArray<() => Command> = [
@@ -33,16 +34,29 @@ export const policyService = {
   },
   up: {
     defaultPort: 8181,
-    /** The engine on loopback, its policies and data kept under <dataDir>/policy across restarts. */
+    /**
+     * The engine on loopback, its policies and data kept under <dataDir>/policy across restarts.
+     * It accepts Rego v0 as OPA does with --v0-compatible (the seed's policies are v0; a module that
+     * imports rego.v1 stays v1). Besides plain HTTP for people, it serves HTTPS on a second port
+     * with a certificate for `opa.opa.svc` (CA under <dataDir>/policy/pki), for the cluster's
+     * admission webhook (`details.webhook`, wired by the sync sidecar).
+     */
     async start(context: { dataDir: string; host: string; port: number; logger: Logger }) {
+      const ca = await ensureCertificateAuthority(path.join(context.dataDir, 'policy', 'pki'), 'portcullis-policy-ca');
+      const serving = await ca.issueServer({ commonName: 'opa.opa.svc', hosts: ['opa.opa.svc', 'opa.opa.svc.cluster.local', context.host, 'localhost'] });
       const engine = await startPolicyEngine({
         address: { host: context.host, port: context.port },
+        additionalListeners: [{ address: { host: context.host, port: 0 }, tls: serving }],
+        regoVersion: 'v0',
         logger: context.logger,
         persistDir: path.join(context.dataDir, 'policy'),
       });
+      const webhook = engine.additional[0]!;
       return {
         name: 'policy',
         url: engine.url,
+        credentials: [{ label: 'admission webhook listener', value: `${webhook.url} (CA: ${path.join(context.dataDir, 'policy', 'pki', 'ca.crt')})` }],
+        details: { webhook: { ip: context.host, port: webhook.port, ca: ca.cert } },
         close: () => engine.close(),
       };
     },

@@ -15,7 +15,7 @@ import { resolveConfig, type ConfigObject } from './config.js';
 import { DecisionLogger } from './decision-log.js';
 import { ApiError, errorResponse } from './errors.js';
 import { FileJournal } from './journal.js';
-import { loadPaths } from './loader.js';
+import { loadPaths, splitPrefix } from './loader.js';
 import { ServerMetrics } from './metrics.js';
 import { PolicyStore, type StoreJournal } from './store.js';
 import type { JsonObject } from './data-tree.js';
@@ -39,6 +39,11 @@ export interface EngineOptions {
   readonly tls?: { readonly certFile: string; readonly keyFile: string } | { readonly cert: string; readonly key: string };
   /** Keep policies and data in this directory so that a restart finds them again. */
   readonly persistDir?: string;
+  /**
+   * More listeners serving the same API over the same store (OPA takes several `--addr`), each with
+   * its own TLS: `portcullis up` serves plain HTTP for people and HTTPS for the admission webhook.
+   */
+  readonly additionalListeners?: ReadonlyArray<{ readonly address: { readonly host: string; readonly port: number }; readonly tls?: { readonly cert: string; readonly key: string } }>;
   /** Where console decision logs go (default: standard error, as OPA's logger writes). */
   readonly decisionLogStream?: NodeJS.WritableStream;
 }
@@ -46,6 +51,8 @@ export interface EngineOptions {
 export interface PolicyEngine {
   readonly url: string;
   readonly port: number;
+  /** The addresses of `additionalListeners`, in order. */
+  readonly additional: ReadonlyArray<{ readonly url: string; readonly port: number }>;
   readonly store: PolicyStore;
   readonly server: FastifyInstance;
   close(): Promise<void>;
@@ -83,37 +90,52 @@ export async function startPolicyEngine(options: EngineOptions): Promise<PolicyE
   }
 
   const tls = options.tls && 'certFile' in options.tls ? { cert: await readPem(options.tls.certFile), key: await readPem(options.tls.keyFile) } : options.tls;
-  const server = createHttpServer({ logger, bodyLimit: config.maxBodyBytes, tls, errorResponse });
   const instanceId = randomUUID();
-  const metrics = new ServerMetrics();
-  registerApi(server, {
+  const api = {
     store,
     config,
     rawConfig,
     version: VERSION,
     instanceId,
-    metrics,
+    metrics: new ServerMetrics(),
     decisionLog: config.decisionLogsConsole ? new DecisionLogger(options.decisionLogStream ?? process.stderr, { ...config.labels, id: instanceId, version: VERSION }) : undefined,
     authentication: options.authentication ?? 'off',
     authorization: options.authorization ?? 'off',
-  });
+  } as const;
+  const serve = (listenerTls: typeof tls) => {
+    const instance = createHttpServer({ logger, bodyLimit: config.maxBodyBytes, tls: listenerTls, errorResponse });
+    registerApi(instance, api);
+    return instance;
+  };
+  const server = serve(tls);
+  const extra = (options.additionalListeners ?? []).map((listener) => ({ listener, server: serve(listener.tls) }));
 
   const watchers: FSWatcher[] = options.watch && paths.length > 0 ? watchPaths(paths, logger, async () => {
     const loaded = await loadPaths(paths, loadOptions);
     await store.load(loaded, loaded.bundles);
   }) : [];
 
-  const where = await listen(server, options.address);
-  logger.info({ addr: where.url }, 'policy engine serving the OPA REST API');
+  const closeAll = async () => {
+    for (const watcher of watchers) watcher.close();
+    await Promise.all([server, ...extra.map((e) => e.server)].map((s) => s.close()));
+  };
+  let where: Awaited<ReturnType<typeof listen>>;
+  const additional: Array<{ url: string; port: number }> = [];
+  try {
+    where = await listen(server, options.address);
+    for (const { listener, server: instance } of extra) additional.push(await listen(instance, listener.address));
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+  logger.info({ addr: [where.url, ...additional.map((a) => a.url)] }, 'policy engine serving the OPA REST API');
   return {
     url: where.url,
     port: where.port,
+    additional,
     store,
     server,
-    close: async () => {
-      for (const watcher of watchers) watcher.close();
-      await server.close();
-    },
+    close: closeAll,
   };
 }
 
@@ -136,8 +158,7 @@ function watchPaths(paths: readonly string[], logger: Logger, reload: () => Prom
     timer.unref();
   };
   return paths.map((p) => {
-    const file = p.includes(':') && !p.startsWith('/') && !p.slice(0, p.indexOf(':')).includes('/') ? p.slice(p.indexOf(':') + 1) : p;
-    const watcher = watch(file, { recursive: true }, schedule);
+    const watcher = watch(splitPrefix(p).file, { recursive: true }, schedule);
     watcher.unref();
     return watcher;
   });
