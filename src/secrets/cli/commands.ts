@@ -823,6 +823,7 @@ function mountsTable(data: Record<string, Record<string, unknown>>): string {
 
 /** Run `portcullis secrets ARGS…`. */
 export async function runSecretsCli(argv: readonly string[], io: Io): Promise<void> {
+  if (argv[0] === 'help') return runSecretsCli([...argv.slice(1), '-help'], io);
   const words = argv.filter((a) => !a.startsWith('-'));
   let command: CommandSpec | undefined;
   for (const candidate of COMMANDS) {
