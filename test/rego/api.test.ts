@@ -163,3 +163,31 @@ test('print output goes to the print hook, undefined arguments as <undefined>', 
   p.prepareRef(['pr', 'p']).eval({ input: { user: 'bob' }, printHook: (line) => lines.push(line) });
   assert.deepEqual(lines, ['user bob <undefined>']);
 });
+
+test('METADATA annotations: rego.metadata.rule() and rego.metadata.chain()', () => {
+  const p = compile([
+    {
+      id: 'm.rego',
+      text: `# METADATA
+# title: Billing
+package billing
+
+# METADATA
+# title: Allow invoices
+# custom:
+#   severity: high
+allow if {
+  rego.metadata.rule().custom.severity == "high"
+}
+
+info := rego.metadata.chain()
+`,
+    },
+  ]);
+  assert.equal(p.prepareRef(['billing', 'allow']).eval().value, true);
+  assert.deepEqual(p.prepareRef(['billing', 'info']).eval().value, [
+    { path: ['data', 'billing', 'info'] },
+    { path: ['data', 'billing'], annotations: { scope: 'package', title: 'Billing' } },
+  ]);
+  assert.deepEqual(p.modules.get('m.rego')!.rules[0]!.annotations?.map((a) => a.title), ['Allow invoices']);
+});

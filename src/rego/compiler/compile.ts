@@ -1,4 +1,5 @@
 import { builtins } from '../builtins/index.js';
+import { fromJSON, RegoObject, type Value } from '../value/index.js';
 import { RegoError, RegoErrors } from '../errors.js';
 import type * as A from '../syntax/ast.js';
 import { refName } from '../syntax/ast.js';
@@ -267,6 +268,7 @@ function lowerRule(lowerer: Lowerer, info: RuleInfo, ast: A.Rule, errors: RegoEr
     isDefault: !!ast.default,
     loc,
     module: info.file,
+    metadata: metadataOf(info, ast),
     ...(info.kind === 'set' && keys.length > 0 ? { nestedSet: true } : {}),
   };
   // Safety: arguments are bound on entry; head terms must be bound by the body.
@@ -287,6 +289,25 @@ function lowerRule(lowerer: Lowerer, info: RuleInfo, ast: A.Rule, errors: RegoEr
   }
   rule.frameSize = frame.size;
   return rule;
+}
+
+/** The values of rego.metadata.rule() and rego.metadata.chain() inside a rule. */
+function metadataOf(info: RuleInfo, ast: A.Rule): { rule: Value; chain: Value } {
+  const plain = (a: A.Annotations): Value => {
+    const { location: _location, ...fields } = a;
+    return fromJSON(fields);
+  };
+  const ruleAnnotation = ast.annotations?.[0];
+  const chain: Value[] = [
+    RegoObject.fromRecord({
+      path: ['data', ...info.path],
+      ...(ruleAnnotation ? { annotations: plain(ruleAnnotation) } : {}),
+    }),
+  ];
+  for (const a of info.module.annotations ?? []) {
+    chain.push(RegoObject.fromRecord({ path: ['data', ...info.packagePath], annotations: plain(a) }));
+  }
+  return { rule: ruleAnnotation ? plain(ruleAnnotation) : new RegoObject(), chain };
 }
 
 function allVars(t: A.Term): string[] {

@@ -78,6 +78,8 @@ export interface Rule {
   else?: Rule;
   loc: Location;
   module: string;
+  /** `rego.metadata.rule()` and `rego.metadata.chain()` for this rule (from METADATA comments). */
+  metadata: { rule: Value; chain: Value };
   /** Whether a set rule adds its element at the end of `keys` (`a.b[x] contains y`). */
   nestedSet?: boolean;
 }

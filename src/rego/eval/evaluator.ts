@@ -66,6 +66,8 @@ export class Evaluation {
   private depth = 0;
   private readonly trace: ((e: TraceEvent) => void) | undefined;
   private readonly inProgress = new Set<object>();
+  /** The rule whose body is being evaluated (for rego.metadata.*). */
+  private currentRule: Rule | undefined;
 
   constructor(
     private readonly program: Program,
@@ -89,6 +91,8 @@ export class Evaluation {
       checkCancelled: () => this.checkDeadline(),
       print: settings.printHook ?? ((line) => process.stderr.write(line + '\n')),
       hooks: {
+        metadataRule: () => this.currentRule?.metadata.rule ?? new RegoObject(),
+        metadataChain: () => this.currentRule?.metadata.chain ?? [],
         trace: (note: string) => this.trace?.({ op: 'note', text: note, depth: this.depth }),
         parseModule: (filename, source) => fromJSON(JSON.parse(JSON.stringify(parseModule(filename, source, 'v1')))),
       },
@@ -596,6 +600,15 @@ export class Evaluation {
   }
 
   private computeRuleSet(rs: RuleSet): Value | undefined {
+    const outer = this.currentRule;
+    try {
+      return this.computeRuleSetDocument(rs);
+    } finally {
+      this.currentRule = outer;
+    }
+  }
+
+  private computeRuleSetDocument(rs: RuleSet): Value | undefined {
     switch (rs.kind) {
       case 'complete': {
         let result: Value | undefined;
@@ -616,6 +629,7 @@ export class Evaluation {
         let nested: RegoObject | undefined;
         for (const rule of this.candidates(rs)) {
           const f: Frame = new Array(rule.frameSize);
+          this.currentRule = rule;
           this.body(rule.body, 0, f, () => {
             if (rule.keys.length === 0) return this.term(rule.value, f, (v) => (out.add(v), false));
             return this.terms(rule.keys, f, (keys) =>
@@ -635,6 +649,7 @@ export class Evaluation {
         const out = new RegoObject();
         for (const rule of this.candidates(rs)) {
           const f: Frame = new Array(rule.frameSize);
+          this.currentRule = rule;
           this.body(rule.body, 0, f, () =>
             this.terms(rule.keys, f, (keys) =>
               this.term(rule.value, f, (v) => {
@@ -662,6 +677,8 @@ export class Evaluation {
       const f: Frame = new Array(r.frameSize);
       let found = false;
       const cur: Rule = r;
+      const outer = this.currentRule;
+      this.currentRule = cur;
       this.unifyArgs(cur.args, args, 0, f, () =>
         this.body(cur.body, 0, f, () =>
           this.term(cur.value, f, (v) => {
@@ -670,6 +687,7 @@ export class Evaluation {
           }),
         ),
       );
+      this.currentRule = outer;
       if (found) return;
       r = r.else;
     }

@@ -1,6 +1,7 @@
 import { RegoError, RegoErrors } from '../errors.js';
-import type { Body, Every, Expr, Head, Import, Location, Module, Rule, SomeDecl, Term, With } from './ast.js';
-import { tokenize, type Token } from './lexer.js';
+import type { Annotations, Body, Every, Expr, Head, Import, Location, Module, Rule, SomeDecl, Term, With } from './ast.js';
+import { tokenize, type Comment, type Token } from './lexer.js';
+import { parse as parseYaml } from 'yaml';
 
 export type RegoVersion = 'v0' | 'v1';
 
@@ -37,6 +38,7 @@ function guard<T>(parse: () => T): T {
 
 class Parser {
   private readonly tokens: Token[];
+  private readonly comments: Comment[];
   private pos = 0;
   private regoV1: boolean;
   private futureKeywords: boolean;
@@ -51,7 +53,9 @@ class Parser {
     version: RegoVersion,
   ) {
     this.text = text;
-    this.tokens = tokenize(text, file).tokens;
+    const { tokens, comments } = tokenize(text, file);
+    this.tokens = tokens;
+    this.comments = comments;
     this.regoV1 = version === 'v1';
     this.futureKeywords = this.regoV1;
   }
@@ -121,12 +125,47 @@ class Parser {
       if (this.isWord('package')) this.fail('unexpected package keyword');
       rules.push(...this.rule());
     }
-    return {
+    const module: Module = {
       package: { path, location: pkgLoc },
       ...(imports.length ? { imports } : {}),
       rules,
       regoVersion: this.regoV1 ? 'v1' : 'v0',
     };
+    this.attachAnnotations(module);
+    return module;
+  }
+
+  /**
+   * `# METADATA` comment blocks: YAML in the comment lines that follow, attached to the package
+   * (a block before `package`, or scope package/subpackages) or to the rule that follows.
+   */
+  private attachAnnotations(module: Module): void {
+    const comments = this.comments;
+    for (let i = 0; i < comments.length; i++) {
+      if (comments[i]!.text.trim() !== 'METADATA') continue;
+      const start = comments[i]!;
+      const lines: string[] = [];
+      let row = start.row;
+      let j = i + 1;
+      for (; j < comments.length && comments[j]!.row === row + 1; j++, row++) lines.push(comments[j]!.text.replace(/^ /, ''));
+      i = j - 1;
+      let parsed: unknown;
+      try {
+        parsed = parseYaml(lines.join('\n')) ?? {};
+      } catch (e) {
+        throw new RegoError('rego_parse_error', `yaml: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, { file: this.file, row: start.row, col: start.col });
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+        throw new RegoError('rego_parse_error', 'METADATA block must be a YAML mapping', { file: this.file, row: start.row, col: start.col });
+      }
+      const fields = parsed as Record<string, unknown>;
+      const beforePackage = row < (module.package.location?.row ?? 0);
+      const next = module.rules.find((r) => (r.location?.row ?? 0) > row);
+      const scope = typeof fields.scope === 'string' ? fields.scope : beforePackage || !next ? 'package' : 'rule';
+      const annotation: Annotations = { ...fields, scope, location: { file: this.file, row: start.row, col: start.col } };
+      if (scope === 'package' || scope === 'subpackages') (module.annotations ??= []).push(annotation);
+      else if (next) (next.annotations ??= []).push(annotation);
+    }
   }
 
   private packagePath(): Term[] {
