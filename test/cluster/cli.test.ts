@@ -3,7 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -91,7 +91,7 @@ test("up starts the cluster and writes an admin kubeconfig that works", async ()
   try {
     const file = path.join(upDir, 'admin.kubeconfig');
     assert.deepEqual(running.credentials[0], { label: 'admin kubeconfig', value: file });
-    const config = parse((await import('node:fs')).readFileSync(file, 'utf8'));
+    const config = parse(readFileSync(file, 'utf8'));
     assert.equal(config.clusters[0].cluster.server, running.url);
     const ca = Buffer.from(config.clusters[0].cluster['certificate-authority-data'], 'base64').toString();
     const user = config.users[0].user;
@@ -102,5 +102,37 @@ test("up starts the cluster and writes an admin kubeconfig that works", async ()
     assert.deepEqual(answer.json().items.map((n: { metadata: { name: string } }) => n.metadata.name), ['default', 'kube-public', 'kube-system']);
   } finally {
     await running.close();
+  }
+});
+
+test('state, certificates and keys survive a restart on the same data directory (SQLite)', async () => {
+  const upDir = path.join(dir, 'restart');
+  const start = () => clusterService.up.start({ dataDir: upDir, host: '127.0.0.1', port: 0, logger: silentLogger() });
+  const credentials = () => {
+    const config = parse(readFileSync(path.join(upDir, 'admin.kubeconfig'), 'utf8'));
+    const user = config.users[0].user;
+    return {
+      ca: Buffer.from(config.clusters[0].cluster['certificate-authority-data'], 'base64').toString(),
+      cert: { cert: Buffer.from(user['client-certificate-data'], 'base64').toString(), key: Buffer.from(user['client-key-data'], 'base64').toString() },
+    };
+  };
+  const first = await start();
+  const before = credentials();
+  let created;
+  try {
+    created = await call({ url: first.url, ca: before.ca }, 'POST', '/api/v1/namespaces/default/secrets', { cert: before.cert, body: { metadata: { name: 'kept' }, stringData: { k: 'v' } } });
+    assert.equal(created.status, 201, created.text);
+  } finally {
+    await first.close();
+  }
+  const second = await start();
+  try {
+    assert.equal(credentials().ca, before.ca);
+    const read = await call({ url: second.url, ca: before.ca }, 'GET', '/api/v1/namespaces/default/secrets/kept', { cert: before.cert });
+    assert.equal(read.status, 200, read.text);
+    assert.deepEqual(read.json().data, { k: 'dg==' });
+    assert.equal(read.json().metadata.resourceVersion, created.json().metadata.resourceVersion);
+  } finally {
+    await second.close();
   }
 });
