@@ -37,9 +37,8 @@ type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 type Handler = (request: ApiRequest, reply: ApiReply) => Promise<unknown> | unknown;
 
 const ALL_METHODS: Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
-/** Per-request state the security layer hands to the handlers. */
+/** Bodies the authorizer has already parsed, for the handler to reuse. */
 const parsedBodies = new WeakMap<ApiRequest, { value: unknown }>();
-const identities = new WeakMap<ApiRequest, string>();
 
 export function registerApi(server: FastifyInstance, options: ApiOptions): void {
   const api = new PolicyApi(options);
@@ -75,7 +74,7 @@ export function registerApi(server: FastifyInstance, options: ApiOptions): void 
     const handler = (request.routeOptions.config as { handler?: string } | undefined)?.handler ?? 'notfound';
     options.metrics.observe(handler, request.method, reply.statusCode, reply.elapsedTime / 1000);
   });
-  if (options.authentication === 'token' || options.authorization === 'basic') {
+  if (options.authorization === 'basic') {
     server.addHook('preHandler', async (request) => api.secure(request));
   } else {
     installDecisionFastPath(server, api.dataPost, { bodyLimit: options.config.maxBodyBytes, metrics: options.metrics, errorResponse });
@@ -96,11 +95,10 @@ class PolicyApi {
   // --- security ---
 
   readonly secure = async (request: ApiRequest): Promise<void> => {
-    const identity = this.options.authentication === 'token' ? bearerIdentity(request) : undefined;
-    if (identity !== undefined) identities.set(request, identity);
+    // The identity only means something to the authorization policy (as in OPA).
     if (this.options.authorization !== 'basic') return;
-    const path = pathAfter(request, '');
-    const segments = request.url.split('?')[0] === '/' ? [''] : path;
+    const identity = this.options.authentication === 'token' ? bearerIdentity(request) : undefined;
+    const segments = request.url.split('?')[0] === '/' ? [''] : pathAfter(request, '');
     let body: unknown;
     if (authorizerReadsBody(request.method, segments)) {
       const bytes = bodyBytes(request, this.options.config.maxGzipBytes);

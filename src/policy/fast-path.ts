@@ -2,8 +2,8 @@
  * The decision fast path: `POST /v1/data/…` — the request every policy client makes — served
  * straight from node:http, in front of fastify's router, by the very same Data API handler. Routing,
  * the per-request logger and the hook chain cost about as much as a whole decision, and this one
- * route needs none of them. It is installed only when the API has no authentication or authorization
- * (those run as fastify hooks); every other request goes to fastify unchanged. Errors take the same
+ * route needs none of them. It is installed only when the API has no authorization policy (that
+ * runs as a fastify hook); every other request goes to fastify unchanged. Errors take the same
  * `errorResponse` translation as the rest of the server.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';

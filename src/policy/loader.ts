@@ -44,8 +44,8 @@ export async function loadPaths(args: readonly string[], options: LoadOptions): 
   return result;
 }
 
-/** `a.b:file.json` → prefix ['a','b']; a plain path (or one that exists as written) has none. */
-function splitPrefix(arg: string): { prefix: string[]; file: string } {
+/** `a.b:file.json` → prefix ['a','b']; a plain path has none. */
+export function splitPrefix(arg: string): { prefix: string[]; file: string } {
   const colon = arg.indexOf(':');
   if (colon <= 0 || arg.slice(0, colon).includes('/')) return { prefix: [], file: arg };
   return { prefix: arg.slice(0, colon).split('.').filter(Boolean), file: arg.slice(colon + 1) };
