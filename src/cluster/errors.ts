@@ -151,10 +151,6 @@ export function unsupportedMediaType(): StatusError {
   return new StatusError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf');
 }
 
-export function notAcceptable(): StatusError {
-  return new StatusError(406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
-}
-
 export function tooLarge(limit: number): StatusError {
   return new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
 }

@@ -5,7 +5,7 @@
  * Existing files are reused, so clients keep trusting a restarted server.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ensureCertificateAuthority, readPemFile, type CertificateAuthority, type CertificatePair } from '../common/tls.js';
 
@@ -38,8 +38,4 @@ export async function servingCertificate(dataDir: string, ca: CertificateAuthori
 /** A client certificate for the admin (group system:masters), signed by the cluster CA. */
 export function adminCertificate(ca: CertificateAuthority): Promise<CertificatePair> {
   return ca.issueClient({ commonName: ADMIN_USER, organizations: [ADMIN_GROUP] });
-}
-
-export async function readCaBundle(file: string): Promise<string> {
-  return readFile(file, 'utf8');
 }

@@ -73,12 +73,6 @@ export interface ResourceType {
   readonly statusField?: string;
 }
 
-export interface GroupVersionKind {
-  readonly group: string;
-  readonly version: string;
-  readonly kind: string;
-}
-
 export function apiVersionOf(group: string, version: string): string {
   return group ? `${group}/${version}` : version;
 }
