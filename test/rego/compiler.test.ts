@@ -5,6 +5,7 @@ import {
   buildIndexes,
   buildRuleTree,
   checkRecursion,
+  checkStrict,
   checkTypes,
   collectRules,
   lowerRules,
@@ -118,4 +119,21 @@ test('checkTypes: a builtin argument of the wrong kind known at compile time is 
     s.errors.map((e) => [e.code, e.text, e.location?.row]),
     [['rego_type_error', 'count: invalid argument(s)\n\thave: (number)\n\twant: (any<array[any], object[any: any], set[any], string>)', 2]],
   );
+});
+
+test('checkStrict: unused imports and unused assignments, only in strict mode', () => {
+  const source = 'package x\nimport data.lib\nimport data.used\np if { a := 1; b := used.v; b > 0 }\n';
+  const strict = state(source);
+  strict.options.strict = true;
+  checkStrict(strict);
+  assert.deepEqual(
+    strict.errors.map((e) => [e.code, e.text, e.location?.row]),
+    [
+      ['rego_compile_error', 'import data.lib unused', 2],
+      ['rego_compile_error', 'assigned var a unused', 4],
+    ],
+  );
+  const lax = state(source);
+  checkStrict(lax);
+  assert.deepEqual(lax.errors, []);
 });

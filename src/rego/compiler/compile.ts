@@ -46,6 +46,7 @@ const DEPRECATED = new Set(['any', 'all', 're_match', 'net.cidr_overlap', 'set_d
 /** The compiler: each pass is testable alone; compile() runs them in order and stops at errors. */
 export const passes: readonly Pass[] = [
   { name: 'checkImports', run: checkImports },
+  { name: 'checkStrict', run: checkStrict },
   { name: 'collectRules', run: collectRules },
   { name: 'buildRuleTree', run: buildRuleTree },
   { name: 'lowerRules', run: lowerRules },
@@ -86,6 +87,49 @@ function lastName(t: A.Term): string | undefined {
   if (t.type !== 'ref') return undefined;
   const last = t.value[t.value.length - 1]!;
   return last.type === 'string' ? last.value : last.type === 'var' ? last.value : undefined;
+}
+
+// ---- checkStrict: OPA's strict mode (unused imports, unused assignments) ----
+
+export function checkStrict(state: CompileState): void {
+  if (!state.options.strict) return;
+  for (const [file, m] of state.modules) {
+    const used = new Map<string, number>();
+    const count = (t: A.Term | A.Body | A.Rule | undefined): void => {
+      if (t === undefined) return;
+      JSON.stringify(t, (key, value: unknown) => {
+        if (value && typeof value === 'object' && (value as { type?: unknown }).type === 'var') {
+          const name = (value as { value: string }).value;
+          used.set(name, (used.get(name) ?? 0) + 1);
+        }
+        return key === 'location' ? undefined : value;
+      });
+    };
+    m.rules.forEach(count);
+    for (const imp of m.imports ?? []) {
+      const head = refName(imp.path)?.split('.')[0];
+      if (head === 'future' || head === 'rego') continue;
+      const name = imp.alias ?? lastName(imp.path);
+      if (name && !used.has(name)) {
+        state.errors.push(new RegoError('rego_compile_error', `import ${refName(imp.path) ?? name} unused`, imp.location ?? { file, row: 1, col: 1 }));
+      }
+    }
+    for (const rule of m.rules) {
+      used.clear();
+      count(rule);
+      const visit = (body: A.Body): void => {
+        for (const e of body) {
+          const terms = e.terms;
+          if (Array.isArray(terms) && refName(terms[0]!) === 'assign') {
+            for (const n of patternVars(terms[1]!)) {
+              if ((used.get(n) ?? 0) <= 1) state.errors.push(new RegoError('rego_compile_error', `assigned var ${n} unused`, e.location ?? rule.location ?? { file, row: 1, col: 1 }));
+            }
+          }
+        }
+      };
+      visit(rule.body);
+    }
+  }
 }
 
 // ---- collectRules: kind and ground path of each rule ----
