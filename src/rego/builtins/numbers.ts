@@ -1,4 +1,4 @@
-import { RegoSet, compare, equals, num, type RegoNumber, type Value } from '../value/index.js';
+import { RegoSet, compare, equals, num, type Value } from '../value/index.js';
 import { BuiltinError, OperandTypeError, defineBuiltins, type BuiltinContext } from './registry.js';
 import { bigIntOperand, intOperand, numOf, set } from './operands.js';
 import { T, anySet } from './types.js';
@@ -141,4 +141,3 @@ export const numbers = defineBuiltins(
   },
 );
 
-export type { RegoNumber };

@@ -72,11 +72,6 @@ export function runeLength(s: string): number {
   return n;
 }
 
-/** Whether the string is all BMP, non-surrogate code units (so code units = runes). */
-export function isSimple(s: string): boolean {
-  return !/[\ud800-\udfff]/.test(s);
-}
-
 export function runes(s: string): string[] {
   return Array.from(s);
 }

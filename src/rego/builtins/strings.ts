@@ -305,6 +305,7 @@ export class TemplateConflictError extends BuiltinError {
     super('template-strings must not produce multiple outputs');
     this.name = 'TemplateConflictError';
   }
+  /** OPA reports this conflict without the builtin's name. */
   override attach(): this {
     return this;
   }

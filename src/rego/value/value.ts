@@ -36,7 +36,7 @@ export function typeName(v: Value): TypeName {
       if (Array.isArray(v)) return 'array';
       if (v instanceof RegoObject) return 'object';
       if (v instanceof RegoSet) return 'set';
-      return 'number';
+      return 'number'; // BigNum
   }
 }
 
