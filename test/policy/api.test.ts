@@ -218,6 +218,7 @@ describe('policy engine REST API', () => {
 
   test('health, config, status and Prometheus metrics', async () => {
     assert.deepEqual((await call(base, 'GET', '/health')).json, {});
+    assert.equal((await call(base, 'GET', '/health?bundles&plugins')).status, 200);
     const live = await call(base, 'GET', '/health/live');
     assert.equal(live.status, 500);
     assert.deepEqual(live.json, { error: 'health check (data.system.health.live) was undefined' });

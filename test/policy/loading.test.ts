@@ -102,3 +102,20 @@ test('with a persistence directory, policies and data survive a restart', async 
   const decision = await call(second.url, 'POST', '/v1/data/httpapi/authz', { input: { method: 'GET', path: ['salary', 'alice'], user: 'bob' } });
   assert.deepEqual(decision.json.result, { allow: true });
 });
+
+test('a bundle directory without a manifest owns everything; status reports it when configured', async (t) => {
+  const dir = await tempDir(t);
+  await mkdir(path.join(dir, 'b', 'app'), { recursive: true });
+  await writeFile(path.join(dir, 'b', 'app', 'rules.rego'), 'package app\n\nanswer := data.app.value\n');
+  await writeFile(path.join(dir, 'b', 'app', 'data.json'), '{"value": 42}');
+  const bundle = path.join(dir, 'b');
+  const engine = await startEngine({ paths: [bundle], bundleMode: true, config: { status: { console: true } } });
+  t.after(() => engine.close());
+  assert.deepEqual((await call(engine.url, 'GET', '/v1/data/app/answer')).json.result, 42);
+  const refused = await call(engine.url, 'PUT', '/v1/data/other', '1');
+  assert.deepEqual(refused.json, { code: 'invalid_parameter', message: `all paths owned by bundle ${JSON.stringify(bundle)}` });
+  const status = await call(engine.url, 'GET', '/v1/status');
+  assert.equal(status.status, 200);
+  assert.deepEqual(status.json.result.bundles, { [bundle]: { name: bundle, active_revision: '' } });
+  assert.equal(typeof status.json.result.labels.id, 'string');
+});
