@@ -185,3 +185,25 @@ describe('KV with node-vault', () => {
     assert.equal(seal.status, 403);
   });
 });
+
+describe('token roles with node-vault', () => {
+  test('a role limits policies, makes orphans and periodic tokens, and names the path', async () => {
+    const root = vault(server.url, ROOT);
+    await root.addTokenRole({ role_name: 'ci', allowed_policies: 'web, ops', orphan: true, period: 3600, renewable: true, path_suffix: 'v1' });
+    const role = await vault(server.url, ROOT).getTokenRole({ role_name: 'ci' });
+    assert.deepEqual(role.data.allowed_policies, ['ops', 'web']);
+    assert.equal(role.data.token_period, 3600);
+    const created = (await vault(server.url, ROOT).tokenCreateRole({ role_name: 'ci', policies: ['web'] })).auth;
+    assert.equal(created.orphan, true);
+    assert.equal(created.lease_duration, 3600);
+    assert.deepEqual(created.policies, ['default', 'web']);
+    const lookup = await http(server.url, 'POST', 'auth/token/lookup', { token: ROOT, body: { token: created.client_token } });
+    assert.equal(lookup.body.data.path, 'auth/token/create/ci/v1');
+    assert.equal(lookup.body.data.role, 'ci');
+    const refused = await http(server.url, 'POST', 'auth/token/create/ci', { token: ROOT, body: { policies: ['admin'] } });
+    assert.equal(refused.status, 400);
+    assert.match(refused.body.errors[0], /must be subset of the role's allowed policies/);
+    const roles = await vault(server.url, ROOT).tokenRoles();
+    assert.deepEqual(roles.data.keys, ['ci']);
+  });
+});
