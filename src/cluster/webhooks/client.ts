@@ -68,22 +68,60 @@ export async function resolveTarget(config: ClientConfig, timeoutSeconds: number
   throw fail(`no endpoints available for service "${ref.name}"`);
 }
 
+/**
+ * One keep-alive agent per (address, server name, CA bundle), as upstream keeps one client per
+ * webhook client configuration: a fresh TLS handshake per call costs more than the call itself.
+ * Bounded, oldest dropped first, so changing configurations cannot grow it without limit.
+ */
+const agents = new Map<string, https.Agent>();
+const MAX_AGENTS = 64;
+
+function agentFor(target: Target, caBundle: string | undefined): https.Agent {
+  const key = JSON.stringify([target.host, target.port, target.servername, caBundle ?? '']);
+  let agent = agents.get(key);
+  if (agent) {
+    agents.delete(key);
+    agents.set(key, agent);
+    return agent;
+  }
+  agent = new https.Agent({ keepAlive: true, maxSockets: 32, ca: caBundle, servername: isIP(target.servername) ? undefined : target.servername });
+  agents.set(key, agent);
+  if (agents.size > MAX_AGENTS) {
+    const [oldest, dropped] = agents.entries().next().value as [string, https.Agent];
+    agents.delete(oldest);
+    dropped.destroy();
+  }
+  return agent;
+}
+
 /** POST the review; resolves with the parsed JSON answer, rejects with a CallError. */
-export function post(target: Target, caBundle: string | undefined, body: object, timeoutSeconds: number): Promise<unknown> {
+export async function post(target: Target, caBundle: string | undefined, body: object, timeoutSeconds: number): Promise<unknown> {
+  const payload = JSON.stringify(body);
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  try {
+    return await attempt(target, caBundle, payload, deadline);
+  } catch (error) {
+    // A kept-alive connection the server has since closed: send once more on a new one (the
+    // request never reached the webhook), as Node's documentation advises for reused sockets.
+    if (error instanceof StaleConnection) return attempt(target, caBundle, payload, deadline);
+    throw error;
+  }
+}
+
+class StaleConnection extends Error {}
+
+function attempt(target: Target, caBundle: string | undefined, payload: string, deadline: number): Promise<unknown> {
   const prefix = `failed to call webhook: Post "${target.url}"`;
   return new Promise((resolve, reject) => {
-    const payload = JSON.stringify(body);
     const request = https.request(
       {
         host: target.host,
         port: target.port,
         path: target.path,
         method: 'POST',
-        ca: caBundle,
         servername: isIP(target.servername) ? undefined : target.servername,
         headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(payload) },
-        agent: false,
-        timeout: timeoutSeconds * 1000,
+        agent: agentFor(target, caBundle),
       },
       (response) => {
         const chunks: Buffer[] = [];
@@ -101,10 +139,12 @@ export function post(target: Target, caBundle: string | undefined, body: object,
         });
       },
     );
-    const deadline = setTimeout(() => request.destroy(Object.assign(new Error('deadline'), { code: 'ETIMEDOUT' })), timeoutSeconds * 1000);
-    request.on('timeout', () => request.destroy(Object.assign(new Error('deadline'), { code: 'ETIMEDOUT' })));
-    request.on('error', (error) => reject(new CallError(`${prefix}: ${goError(error, target)}`)));
-    request.on('close', () => clearTimeout(deadline));
+    const timer = setTimeout(() => request.destroy(Object.assign(new Error('deadline'), { code: 'ETIMEDOUT' })), Math.max(0, deadline - Date.now()));
+    request.on('error', (error: Error & { code?: string }) => {
+      if (request.reusedSocket && error.code === 'ECONNRESET') reject(new StaleConnection());
+      else reject(new CallError(`${prefix}: ${goError(error, target)}`));
+    });
+    request.on('close', () => clearTimeout(timer));
     request.end(payload);
   });
 }
