@@ -64,7 +64,7 @@ function equalityTests(rule: Rule): EqualityTest[] {
 }
 
 function asTest(ref: Term, value: Term): EqualityTest | undefined {
-  if (ref.k !== 'ref' || value.k !== 'val' || typeof ref.root !== 'string' || ref.root === 'data') return undefined;
+  if (ref.k !== 'ref' || value.k !== 'val' || typeof ref.root !== 'string') return undefined;
   const path: string[] = [];
   for (const p of ref.path) {
     if (p.k !== 'val' || typeof p.v !== 'string') return undefined;
