@@ -35,8 +35,9 @@ export const secretsService = {
     /**
      * SQLite under <dataDir>/secrets. First run: initialise with 5 shares / threshold 3, and — as a
      * development convenience — write the root token to <dataDir>/secrets-root-token and the
-     * unseal keys to <dataDir>/secrets-unseal-keys.json (both mode 0600). Every run: unseal with
-     * those keys. Nothing secret goes to the database in clear.
+     * unseal keys to <dataDir>/secrets-unseal-keys.json (both mode 0600), and mount KV v2 at
+     * `secret/` as `-dev` does. Every run: unseal with those keys. Nothing secret goes to the
+     * database in clear.
      */
     async start(context: { dataDir: string; host: string; port: number; logger: Logger }) {
       const dir = path.join(context.dataDir, 'secrets');
@@ -48,7 +49,8 @@ export const secretsService = {
       const tokenFile = path.join(context.dataDir, 'secrets-root-token');
       const keysFile = path.join(context.dataDir, 'secrets-unseal-keys.json');
       try {
-        if (!(await service.core.initialized())) {
+        const firstRun = !(await service.core.initialized());
+        if (firstRun) {
           const init = await service.core.init(UP_SHARES, UP_THRESHOLD);
           await writeFile(tokenFile, init.root_token + '\n', { mode: 0o600 });
           await chmod(tokenFile, 0o600);
@@ -60,6 +62,8 @@ export const secretsService = {
           const status = await service.core.unseal(key, false);
           if (!status.sealed) break;
         }
+        // As `-dev` does, so that the seed's KV pair (secret/apikey/<name>) works from the start.
+        if (firstRun) await service.core.state.mount('secret', 'secret', { type: 'kv', description: 'key/value secret storage', options: { version: '2' } });
       } catch (error) {
         await service.close();
         throw error;

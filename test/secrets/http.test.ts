@@ -163,3 +163,19 @@ test('sealing needs sudo, then every non-sys request is 503; seal-status stays o
     await s.close();
   }
 });
+
+test('concurrent KV v2 writes to one key each get their own version; PATCH merges', async () => {
+  const writes = await Promise.all(Array.from({ length: 12 }, (_, i) => http(server.url, 'POST', 'secret/data/race/k', { token: ROOT, body: { data: { i } } })));
+  const versions = writes.map((w) => w.body.data.version).sort((a, b) => a - b);
+  assert.deepEqual(versions, Array.from({ length: 12 }, (_, i) => i + 1));
+  const meta = await http(server.url, 'GET', 'secret/metadata/race/k', { token: ROOT });
+  assert.equal(meta.body.data.current_version, 12);
+  assert.equal(Object.keys(meta.body.data.versions).length, 10, 'max_versions 10 keeps the newest ten');
+  const patched = await http(server.url, 'PATCH', 'secret/data/race/k', { token: ROOT, body: { data: { extra: 'x' } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+  assert.equal(patched.status, 200);
+  const read = await http(server.url, 'GET', 'secret/data/race/k', { token: ROOT });
+  assert.equal(read.body.data.data.extra, 'x');
+  assert.equal(read.body.data.metadata.version, 13);
+  const wrap = await http(server.url, 'GET', 'secret/data/race/k', { token: ROOT, headers: { 'X-Vault-Wrap-TTL': '60s' } });
+  assert.deepEqual([wrap.status, wrap.body], [400, { errors: ['response wrapping (X-Vault-Wrap-TTL) is not supported by this server'] }]);
+});

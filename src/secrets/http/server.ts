@@ -139,6 +139,8 @@ export async function handleHttp(core: Core, request: IncomingMessage, maxBody: 
   if (method === 'GET' && String(request.headers[LIST_HEADER] ?? '').toUpperCase() === 'LIST') method = 'LIST';
   const body = await readBody(request, maxBody);
 
+  if (request.headers['x-vault-wrap-ttl'] !== undefined) throw new BadRequest('response wrapping (X-Vault-Wrap-TTL) is not supported by this server');
+
   const raw = await serveRaw(core, method, path, url.searchParams, () => parseBody(request, body), tokenOf(request));
   if (raw) return raw;
 

@@ -50,8 +50,24 @@ const INVALID_PATH = (verb: string) =>
 
 const VERB: Record<string, string> = { create: 'put', update: 'put', read: 'get', list: 'list', delete: 'delete', patch: 'patch' };
 
+/** Serialises the read-modify-write of one key's metadata within this process. */
+class KeyedLock {
+  private readonly tails = new Map<string, Promise<unknown>>();
+  run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const next = previous.then(fn, fn);
+    const tail = next.catch(() => undefined);
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return next;
+  }
+}
+
 export function kvV2(context: BackendContext): FrameworkBackend {
   const storage = context.storage;
+  const lock = new KeyedLock();
   const versionKey = (path: string, version: number) => `versions/${createHash('sha256').update(path).digest('hex')}/${version}`;
 
   const config = async (): Promise<MountConfig> =>
@@ -72,7 +88,11 @@ export function kvV2(context: BackendContext): FrameworkBackend {
     return path;
   }
 
-  async function writeVersion(path: string, data: unknown, options: Record<string, unknown>): Promise<Response> {
+  function writeVersion(path: string, data: unknown, options: Record<string, unknown>): Promise<Response> {
+    return lock.run(path, () => writeVersionLocked(path, data, options));
+  }
+
+  async function writeVersionLocked(path: string, data: unknown, options: Record<string, unknown>): Promise<Response> {
     if (data === undefined || data === null) throw new InvalidRequestError('no data provided');
     if (typeof data !== 'object' || Array.isArray(data)) throw new InvalidRequestError('error parsing the data: expected an object');
     const cfg = await config();
@@ -136,8 +156,12 @@ export function kvV2(context: BackendContext): FrameworkBackend {
     return { data: { data, metadata: versionMetadata(meta, n) } };
   }
 
-  async function changeVersions(path: string, versions: number[], change: (meta: KeyMetadata, n: number, info: VersionInfo) => Promise<void>) {
+  function changeVersions(path: string, versions: number[], change: (meta: KeyMetadata, n: number, info: VersionInfo) => Promise<void>) {
     if (versions.length === 0) throw new InvalidRequestError('no version number provided');
+    return lock.run(path, () => changeVersionsLocked(path, versions, change));
+  }
+
+  async function changeVersionsLocked(path: string, versions: number[], change: (meta: KeyMetadata, n: number, info: VersionInfo) => Promise<void>) {
     const meta = await metadata(path);
     if (!meta) return undefined;
     for (const n of versions) {
@@ -158,8 +182,12 @@ export function kvV2(context: BackendContext): FrameworkBackend {
     custom_metadata: { type: 'kv-pairs' },
   };
 
-  async function writeMetadata(_r: Request, f: FieldData): Promise<undefined> {
+  function writeMetadata(_r: Request, f: FieldData): Promise<undefined> {
     const path = requirePath(f.string('path'));
+    return lock.run(path, () => writeMetadataLocked(path, f));
+  }
+
+  async function writeMetadataLocked(path: string, f: FieldData): Promise<undefined> {
     const now = nowString();
     const meta: KeyMetadata = (await metadata(path)) ?? {
       key: path, versions: {}, current_version: 0, oldest_version: 0, max_versions: 0, cas_required: false,
@@ -206,25 +234,29 @@ export function kvV2(context: BackendContext): FrameworkBackend {
         read: async (_r, f) => readVersion(requirePath(f.string('path')), f.int('version')),
         create: async (_r, f) => writeVersion(requirePath(f.string('path')), f.get('data'), f.map('options')),
         update: async (_r, f) => writeVersion(requirePath(f.string('path')), f.get('data'), f.map('options')),
-        patch: async (request, f) => {
+        patch: async (_request, f) => {
           const path = requirePath(f.string('path'));
-          const meta = await metadata(path);
-          const info = meta?.versions[String(meta.current_version)];
-          if (!meta || !info || info.destroyed || isDeleted(info)) return { statusCode: 404, raw: { body: undefined } };
           const patch = f.get('data');
           if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) throw new InvalidRequestError('no data provided');
-          const current = (await getJSON<Record<string, unknown>>(storage, versionKey(path, meta.current_version))) ?? {};
-          return writeVersion(path, mergePatch(current, patch) as Record<string, unknown>, f.map('options'));
+          return lock.run(path, async () => {
+            const meta = await metadata(path);
+            const info = meta?.versions[String(meta.current_version)];
+            if (!meta || !info || info.destroyed || isDeleted(info)) return { statusCode: 404, raw: { body: undefined } };
+            const current = (await getJSON<Record<string, unknown>>(storage, versionKey(path, meta.current_version))) ?? {};
+            return writeVersionLocked(path, mergePatch(current, patch) as Record<string, unknown>, f.map('options'));
+          });
         },
         delete: async (_r, f) => {
           const path = requirePath(f.string('path'));
-          const meta = await metadata(path);
-          const info = meta?.versions[String(meta.current_version)];
-          if (meta && info && !info.destroyed) {
-            info.deletion_time = nowString();
-            await putJSON(storage, `metadata/${path}`, meta);
-          }
-          return undefined;
+          return lock.run(path, async () => {
+            const meta = await metadata(path);
+            const info = meta?.versions[String(meta.current_version)];
+            if (meta && info && !info.destroyed) {
+              info.deletion_time = nowString();
+              await putJSON(storage, `metadata/${path}`, meta);
+            }
+            return undefined;
+          });
         },
       },
       synopsis: 'Write, patch, read, and delete data in the versioned key-value store.',
