@@ -27,6 +27,7 @@ import { net } from './net.js';
 import { conversions, runtime } from './runtime.js';
 import { cryptoBuiltins } from './crypto.js';
 import { jwt } from './jwt.js';
+import { templates } from './template.js';
 
 export const builtins: Registry = createRegistry([
   operators,
@@ -54,6 +55,7 @@ export const builtins: Registry = createRegistry([
   runtime,
   cryptoBuiltins,
   jwt,
+  templates,
 ]);
 
 /** OPA's capabilities JSON for this build's builtins. */

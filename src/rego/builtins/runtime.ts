@@ -179,7 +179,6 @@ export const runtime = defineBuiltins(
       ['crypto.parse_private_keys', [T.string], T.arrayOf(anyObject)],
       ['json.verify_schema', [T.union(T.string, anyObject)], T.tuple(T.boolean, T.union(T.null, T.string))],
       ['json.match_schema', [T.union(T.string, anyObject), T.union(T.string, anyObject)], T.tuple(T.boolean, anyArray)],
-      ['strings.render_template', [T.string, anyObject], T.string],
     ] as const
   ).map(([name, args, result]) => ({
     name,
