@@ -71,6 +71,18 @@ export async function startClusterServer(options: ClusterServerOptions, where: L
   const rbac = new RbacIndex();
   const nodes = new NodeGraph();
   const authorizer = buildAuthorizer(options.authorizationModes, rbac, options.authorizationModes.some((m) => m.split(',').includes('Node')) ? nodes : undefined);
+  // Credentials files are read first: a bad one stops start-up before anything runs.
+  const serviceAccounts = resources.lookup('', 'v1', 'serviceaccounts')!;
+  const authenticator = await buildAuthenticator({
+    ...options.authentication,
+    warn: (message) => options.logger.warn(message),
+    serviceAccounts: {
+      issuer: options.tokenIssuer.issuer,
+      apiAudiences: options.tokenIssuer.apiAudiences,
+      verificationKeys: [options.tokenIssuer.publicKey],
+      isActive: async (namespace, name, uid) => (await registry.store(serviceAccounts).find(namespace, name))?.metadata.uid === uid,
+    },
+  });
   const escalation: AdmissionPlugin = {
     name: 'RBACEscalation',
     async validate(attributes) {
@@ -83,24 +95,13 @@ export async function startClusterServer(options: ClusterServerOptions, where: L
   const webhooks = await WebhookAdmission.start({ storage: options.storage, resources, logger: options.logger });
   const registry = new Registry(options.storage, resources, new AdmissionChain([webhooks.mutating, escalation, webhooks.validating]), options.encryption);
   const controllers = new Controllers(registry, rbac, nodes, options.logger);
-  await controllers.start();
 
-  const serviceAccounts = resources.lookup('', 'v1', 'serviceaccounts')!;
-  const authenticator = await buildAuthenticator({
-    ...options.authentication,
-    warn: (message) => options.logger.warn(message),
-    serviceAccounts: {
-      issuer: options.tokenIssuer.issuer,
-      apiAudiences: options.tokenIssuer.apiAudiences,
-      verificationKeys: [options.tokenIssuer.publicKey],
-      isActive: async (namespace, name, uid) => (await registry.store(serviceAccounts).find(namespace, name))?.metadata.uid === uid,
-    },
-  });
   const pipeline: Pipeline = { authenticator, authorizer };
   const handlers = new ResourceHandlers(registry, { authenticator, authorizer, rbac, tokenIssuer: options.tokenIssuer });
   const server = createApiServer(options, pipeline, resources, handlers);
   let listening: Listening;
   try {
+    await controllers.start();
     listening = await listen(server, where);
   } catch (error) {
     controllers.stop();
