@@ -360,7 +360,9 @@ export class Core {
       maxTtl: () => this.maxLeaseTtl,
       authMount: (accessor) => state.authMountHandle(accessor),
       entryOf: (caller) => state.callerEntries.get(caller),
+      onTidy: (running) => state.track(running),
     });
+    state.startSweeper();
     await state.loadMounts();
     for (const entry of (await getJSON<AuditDeviceEntry[]>(sysView, 'audit-devices')) ?? []) {
       try {
@@ -584,7 +586,28 @@ export class ActiveState {
     await putJSON(this.core.barrier.view('sys/'), 'audit-devices', this.audit.list());
   }
 
+  private sweeper: NodeJS.Timeout | undefined;
+  private readonly background = new Set<Promise<unknown>>();
+
+  /** Log the outcome of a background token tidy; `close` waits for it. */
+  track(running: Promise<number>): void {
+    const done = running.then(
+      (revoked) => this.logger.info({ revoked }, 'token tidy finished'),
+      (error: unknown) => this.logger.error({ err: error }, 'token tidy failed'),
+    );
+    this.background.add(done);
+    void done.finally(() => this.background.delete(done));
+  }
+
+  /** Every five minutes, tidy expired tokens away (expired tokens already stop working at once). */
+  startSweeper(intervalMs = 5 * 60_000): void {
+    this.sweeper = setInterval(() => this.track(this.tokenStore.tidy()), intervalMs);
+    this.sweeper.unref();
+  }
+
   async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    await Promise.all(this.background);
     for (const backend of this.backends.values()) await backend.close?.();
     this.backends.clear();
     await this.audit.close();

@@ -144,11 +144,19 @@ test('strict KV v2 without the seed convenience: 404 with a warning and no error
   }
 });
 
-test('an expired token stops working without a restart', async () => {
+test('an expired token stops working without a restart; tidy removes expired tokens nobody used', async () => {
   const token = (await http(server.url, 'POST', 'auth/token/create', { token: ROOT, body: { policies: ['default'], ttl: '1s' } })).body.auth.client_token;
+  const unused = (await http(server.url, 'POST', 'auth/token/create', { token: ROOT, body: { policies: ['default'], ttl: '1s' } })).body.auth.accessor;
   assert.equal((await http(server.url, 'GET', 'auth/token/lookup-self', { token })).status, 200);
   await new Promise((r) => setTimeout(r, 1100));
   assert.equal((await http(server.url, 'GET', 'auth/token/lookup-self', { token })).status, 403);
+  const listed = async () => (await http(server.url, 'LIST', 'auth/token/accessors', { token: ROOT })).body.data.keys as string[];
+  assert.ok((await listed()).includes(unused), 'still stored until tidied');
+  const tidy = await http(server.url, 'POST', 'auth/token/tidy', { token: ROOT });
+  assert.equal(tidy.status, 202);
+  // The tidy runs in the background: wait (bounded) for it to drop the expired token.
+  for (let i = 0; i < 50 && (await listed()).includes(unused); i++) await new Promise((r) => setTimeout(r, 100));
+  assert.ok(!(await listed()).includes(unused));
 });
 
 test('sealing needs sudo, then every non-sys request is 503; seal-status stays open', async () => {

@@ -30,6 +30,8 @@ export interface TokenServiceOptions {
   readonly authMount: (accessor: string) => AuthMountHandle | undefined;
   /** The entry the core already looked up for this caller (saves a second lookup per request). */
   readonly entryOf?: (caller: object) => TokenEntry | undefined;
+  /** Told about a tidy started in the background (to log its outcome). */
+  readonly onTidy?: (running: Promise<number>) => void;
   readonly now?: () => number;
 }
 
@@ -564,7 +566,10 @@ export class TokenService {
         {
           pattern: 'tidy',
           operations: {
-            update: async () => ({ statusCode: 202, warnings: ['Tidy operation successfully started. Any information from the operation will be printed to Vault\'s server logs.'] }),
+            update: async () => {
+              this.options.onTidy?.(this.store.tidy());
+              return { statusCode: 202, warnings: ['Tidy operation successfully started. Any information from the operation will be printed to Vault\'s server logs.'] };
+            },
           },
         },
       ],

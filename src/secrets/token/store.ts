@@ -186,6 +186,35 @@ export class TokenStore {
     }
   }
 
+  /**
+   * Remove what expiry left behind: expired tokens (with their descendants), accessor and parent
+   * index entries whose token is gone. Returns how many tokens were revoked.
+   */
+  async tidy(): Promise<number> {
+    let revoked = 0;
+    const now = this.now();
+    for (const name of await this.view.list('id/')) {
+      const entry = await getJSON<TokenEntry>(this.view, `id/${name}`);
+      if (entry && entry.expireTime !== 0 && entry.expireTime <= now) {
+        await this.revokeTree(entry.idHash);
+        revoked++;
+      }
+    }
+    for (const name of await this.view.list('accessor/')) {
+      const index = await getJSON<{ idHash: string }>(this.view, `accessor/${name}`);
+      if (!index || !(await this.view.get(`id/${index.idHash}`))) await this.view.delete(`accessor/${name}`);
+    }
+    for (const parent of await this.view.list('parent/')) {
+      const parentHash = parent.replace(/\/$/, '');
+      const parentAlive = (await this.view.get(`id/${parentHash}`)) !== undefined;
+      for (const child of await this.view.list(`parent/${parent}`)) {
+        const childHash = child.replace(/\/$/, '');
+        if (!parentAlive || !(await this.view.get(`id/${childHash}`))) await this.view.delete(`parent/${parentHash}/${childHash}`);
+      }
+    }
+    return revoked;
+  }
+
   /** Revoke a token and, depth first, all its descendants. */
   async revokeTree(idHash: string): Promise<void> {
     for (const child of await this.view.list(`parent/${idHash}/`)) {
