@@ -234,5 +234,6 @@ describe('policy engine REST API', () => {
     const prom = await call(base, 'GET', '/metrics');
     assert.equal(prom.status, 200);
     assert.match(prom.text, /http_request_duration_seconds_count\{code="200",handler="v1\/data",method="post"\} \d+/);
+    assert.match(prom.text, /^process_cpu_user_seconds_total \d/m);
   });
 });
