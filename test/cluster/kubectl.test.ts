@@ -152,6 +152,13 @@ describe('kubectl against the cluster API server', { skip: missing }, () => {
         assert.equal((await kubectl(bin(), admin, ['-n', ns, 'delete', '-f', cmFile])).stdout, 'configmap "cm1" deleted\n');
       });
 
+      test('explain shows the fields and types of a kind from /openapi/v3', async () => {
+        const explained = await kubectl(bin(), admin, ['explain', 'pods.spec.containers']);
+        assert.equal(explained.code, 0, explained.stderr);
+        assert.match(explained.stdout, /FIELD: containers <\[\]Object>/);
+        assert.match(explained.stdout, /\n {2}image\t<string>\n/);
+      });
+
       test('get -w receives an event for a pod created afterwards', async () => {
         assert.equal((await kubectl(bin(), admin, ['run', `existing-${ns}`, '--image=nginx:1.25', '--restart=Never'])).code, 0);
         const watcher = spawn(bin(), ['--kubeconfig', admin, '-n', 'default', 'get', 'pods', '-w'], { env: { HOME: mkdtempSync(path.join(scratch, 'home-')), PATH: process.env.PATH ?? '' } });
