@@ -28,6 +28,7 @@ import { conversions, runtime } from './runtime.js';
 import { cryptoBuiltins } from './crypto.js';
 import { jwt } from './jwt.js';
 import { templates } from './template.js';
+import { x509 } from './x509.js';
 
 export const builtins: Registry = createRegistry([
   operators,
@@ -56,6 +57,7 @@ export const builtins: Registry = createRegistry([
   cryptoBuiltins,
   jwt,
   templates,
+  x509,
 ]);
 
 /** OPA's capabilities JSON for this build's builtins. */

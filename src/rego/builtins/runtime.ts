@@ -171,8 +171,6 @@ export const runtime = defineBuiltins(
   })),
   ...(
     [
-      ['crypto.x509.parse_certificates', [T.string], T.arrayOf(anyObject)],
-      ['crypto.x509.parse_and_verify_certificates', [T.string], T.tuple(T.boolean, T.arrayOf(anyObject))],
       ['crypto.x509.parse_and_verify_certificates_with_options', [T.string, anyObject], T.tuple(T.boolean, T.arrayOf(anyObject))],
       ['crypto.x509.parse_certificate_request', [T.string], anyObject],
       ['crypto.x509.parse_keypair', [T.string, T.string], anyObject],

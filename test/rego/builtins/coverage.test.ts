@@ -43,9 +43,9 @@ const OPA_BUILTINS = [
 
 /** Declared (so the compiler knows them) but failing with a clear error when called. */
 const UNSUPPORTED = [
-  'crypto.parse_private_keys', 'crypto.x509.parse_and_verify_certificates',
+  'crypto.parse_private_keys',
   'crypto.x509.parse_and_verify_certificates_with_options', 'crypto.x509.parse_certificate_request',
-  'crypto.x509.parse_certificates', 'crypto.x509.parse_keypair',
+  'crypto.x509.parse_keypair',
   'graphql.is_valid', 'graphql.parse', 'graphql.parse_and_verify', 'graphql.parse_query', 'graphql.parse_schema',
   'graphql.schema_is_valid', 'json.match_schema', 'json.verify_schema', 'net.lookup_ip_addr',
   'providers.aws.sign_req',
