@@ -203,7 +203,14 @@ export class ResourceHandlers {
     const limitText = request.query.get('limit');
     const limit = limitText ? Number(limitText) : undefined;
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw badRequest(`limit: Invalid value: ${JSON.stringify(limitText)}: must be a non-negative integer`);
-    const page = await this.registry.list(type, namespace, request.info.apiVersion, { ...(predicate ? { predicate } : {}), ...(limit ? { limit } : {}), ...(request.query.get('continue') ? { continue: request.query.get('continue')! } : {}) });
+    // resourceVersionMatch=Exact reads the list as of that revision; otherwise the list is current
+    // (which satisfies NotOlderThan and the "any" of resourceVersion=0).
+    const rv = request.query.get('resourceVersion') ?? '';
+    if (rv !== '' && !/^\d+$/.test(rv)) throw badRequest(`resourceVersion: Invalid value: ${JSON.stringify(rv)}: must be a non-negative integer`);
+    const match = request.query.get('resourceVersionMatch') ?? '';
+    if (match !== '' && match !== 'Exact' && match !== 'NotOlderThan') throw badRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
+    const exact = match === 'Exact' && rv !== '' && rv !== '0' ? { resourceVersion: Number(rv) } : {};
+    const page = await this.registry.list(type, namespace, request.info.apiVersion, { ...(predicate ? { predicate } : {}), ...(limit ? { limit } : {}), ...(request.query.get('continue') ? { continue: request.query.get('continue')! } : {}), ...exact });
     const metadata = { resourceVersion: page.resourceVersion, ...(page.continue ? { continue: page.continue } : {}), ...(page.remainingItemCount !== undefined ? { remainingItemCount: page.remainingItemCount } : {}) };
     const apiVersion = apiVersionOf(type.group, request.info.apiVersion);
     if (wantsTable(request.headers.accept)) return this.send(request, 200, toTable(type, page.items, metadata, request.query.get('includeObject'), apiVersion));

@@ -247,7 +247,14 @@ describe('watch', () => {
     assert.equal(bookmark.object.metadata.annotations['k8s.io/initial-events-end'], 'true');
     initial.close();
 
+    const exact = await as('GET', `/api/v1/namespaces/default/configmaps?resourceVersion=${rv}&resourceVersionMatch=Exact&fieldSelector=metadata.name%3Dwatched`);
+    assert.equal(exact.status, 200, exact.text);
+    assert.equal(exact.json().items[0].data, undefined, 'the list as of the creation, before the patch');
+    assert.equal(exact.json().metadata.resourceVersion, rv);
+
     await storage.compact(await storage.currentRevision());
+    const tooOld = await as('GET', `/api/v1/namespaces/default/configmaps?resourceVersion=${rv}&resourceVersionMatch=Exact`);
+    assert.deepEqual(status(tooOld), { code: 410, reason: 'Expired', message: 'The resourceVersion for the provided list is too old.' });
     const old = openWatch(`/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${rv}`);
     const error = await old.next();
     assert.equal(error.type, 'ERROR');

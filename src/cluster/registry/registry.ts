@@ -64,7 +64,7 @@ export class Registry {
     return this.present(type, await this.store(type).get(namespace, name), version);
   }
 
-  async list(type: ResourceType, namespace: string, version: string, options: { predicate?: Predicate; limit?: number; continue?: string }): Promise<ListPage> {
+  async list(type: ResourceType, namespace: string, version: string, options: { predicate?: Predicate; limit?: number; continue?: string; resourceVersion?: number }): Promise<ListPage> {
     const page = await this.store(type).list(namespace, options);
     return { ...page, items: page.items.map((item) => omit(item, 'apiVersion', 'kind') as KubeObject) };
   }

@@ -93,7 +93,7 @@ export class Store {
       const want = options.limit ? options.limit - items.length : undefined;
       const page = await guard(
         () => this.storage.list(this.prefix(namespace), { ...(want ? { limit: want } : {}), ...(token ? { continue: token } : {}), ...(options.resourceVersion && !token ? { revision: options.resourceVersion } : {}) }),
-        true,
+        token ? 'continue' : options.resourceVersion ? 'resourceVersion' : 'none',
       );
       revision = page.revision;
       for (const kv of page.items) {
@@ -190,14 +190,16 @@ function translateWatch(error: unknown, afterRevision: number): StatusError {
   return translate(error);
 }
 
-async function guard<T>(operation: () => Promise<T>, listing = false): Promise<T> {
+/** `from`: what a list read its revision from, which decides upstream's 410 text when that revision is compacted. */
+async function guard<T>(operation: () => Promise<T>, from: 'continue' | 'resourceVersion' | 'none' = 'none'): Promise<T> {
   try {
     return await operation();
   } catch (error) {
-    if (listing && error instanceof CompactedError) {
+    if (from === 'continue' && error instanceof CompactedError) {
       throw expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
     }
-    if (listing && error instanceof StorageError && error.code === 'invalid') throw badRequest(`invalid continue token: ${error.message}`);
+    if (from === 'resourceVersion' && error instanceof CompactedError) throw expired('The resourceVersion for the provided list is too old.');
+    if (from === 'continue' && error instanceof StorageError && error.code === 'invalid') throw badRequest(`invalid continue token: ${error.message}`);
     throw translate(error);
   }
 }
