@@ -23,7 +23,6 @@ export class CompiledQuery {
     readonly body: Body,
     private readonly frameSize: number,
     private readonly vars: ReadonlyArray<[string, number]>,
-    private readonly order: readonly number[],
   ) {}
 
   static compile(program: Program, text: string, version: RegoVersion = 'v1'): CompiledQuery {
@@ -45,8 +44,7 @@ export class CompiledQuery {
       e.text = text.slice(start, end).trim().replace(/;$/, '').trim();
     });
     const vars = [...scope.vars.entries()].filter(([name]) => name !== '_' && !name.startsWith('__')) as Array<[string, number]>;
-    const order = body.map((_, i) => i);
-    return new CompiledQuery(program, ordered, frame.size, vars, order);
+    return new CompiledQuery(program, ordered, frame.size, vars);
   }
 
   /** Calls `onSolution` for each solution; returns the solutions (bindings and expression values). */
@@ -75,7 +73,6 @@ export class CompiledQuery {
         return false;
       }),
     );
-    void this.order;
     return out;
   }
 }

@@ -8,7 +8,7 @@ import { checkBuiltinCalls } from './typecheck.js';
 import type { Body, Rule, RuleKind, Term } from './ir.js';
 import { Frame, Lowerer, patternVars, type Resolver } from './lower.js';
 import { newNode, type DataNode, type Program, type RuleSet } from './program.js';
-import { collectBodySlots, collectSlots, reorderBody, reorderTermBodies, termVars, type Acc } from './safety.js';
+import { collectSlots, reorderBody, reorderTermBodies, termVars, type Acc } from './safety.js';
 
 export interface CompilerOptions {
   strict?: boolean;
@@ -501,7 +501,6 @@ export function checkRecursion(state: CompileState): void {
     state2.set(rs, 2);
   };
   for (const rs of program.ruleSets.values()) if (!state2.get(rs)) dfs(rs);
-  void collectBodySlots;
 }
 
 // ---- buildIndexes ----

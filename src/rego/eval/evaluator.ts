@@ -1,7 +1,7 @@
 import { builtins, createBuiltinContext, invoke, invokeRelation, BuiltinError, UnsupportedBuiltinError, type BuiltinContext } from '../builtins/index.js';
 import { RegoError } from '../errors.js';
 import type { Location } from '../syntax/ast.js';
-import { equals, fromJSON, keyOf, RegoObject, RegoSet, stringifyJSON, typeName, type Value } from '../value/index.js';
+import { equals, fromJSON, keyOf, RegoObject, RegoSet, stringifyJSON, type Value } from '../value/index.js';
 import { parseModule } from '../syntax/parser.js';
 import { isInteger, toSafeInteger, type RegoNumber } from '../value/number.js';
 import type { Body, Callee, Expr, Rule, Term, With } from '../compiler/ir.js';
@@ -969,4 +969,3 @@ function insertNested(obj: RegoObject, keys: readonly Value[], v: Value, rule: R
   cur.set(last, v);
 }
 
-export { typeName };

@@ -159,7 +159,7 @@ export function tokenize(source: string, file: string): { tokens: Token[]; comme
     let literal = '';
     let litStart = i;
     while (true) {
-      if (i >= n) fail('non-terminated template string', start0());
+      if (i >= n) fail('non-terminated template string', i);
       const ch = source[i]!;
       if (ch === quote) {
         i++;
@@ -208,10 +208,10 @@ export function tokenize(source: string, file: string): { tokens: Token[]; comme
     }
   }
 
+  /** An escape in a template string; `i` is just past the backslash. */
   function readEscape(): string {
     const save = i;
     i--;
-    source[i];
     const e = source[i + 1];
     const map: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
     if (e && e in map) {
@@ -225,9 +225,5 @@ export function tokenize(source: string, file: string): { tokens: Token[]; comme
       return String.fromCharCode(parseInt(hex, 16));
     }
     return fail(`illegal escape sequence`, save);
-  }
-
-  function start0(): number {
-    return i;
   }
 }

@@ -45,14 +45,12 @@ class Parser {
   private importedFuture = false;
   private importedRegoV1 = false;
   private templateVars = 0;
-  private readonly text: string;
 
   constructor(
     private readonly file: string,
     text: string,
     version: RegoVersion,
   ) {
-    this.text = text;
     const { tokens, comments } = tokenize(text, file);
     this.tokens = tokens;
     this.comments = comments;
@@ -733,7 +731,6 @@ class Parser {
       const body: Body = [{ index: 0, terms: [opRef('eq', location), v, term], with: expr.with, location }];
       parts.push({ type: 'ref', value: [{ type: 'arraycomprehension', value: { term: v, body }, location }, { type: 'number', value: '0', location }], location });
     }
-    void this.text;
     return { type: 'templatestring', value: parts, location };
   }
 }
