@@ -9,6 +9,7 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Command } from 'commander';
+import { UsageError } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 import { runSecretsCli } from './cli/commands.js';
 import { startService } from './server.js';
@@ -27,7 +28,13 @@ export const secretsService = {
       .allowExcessArguments(true)
       .argument('[args...]')
       .action(async (_args: string[], _options: unknown, command: Command) => {
-        await runSecretsCli(command.args, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), env: process.env });
+        try {
+          await runSecretsCli(command.args, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), env: process.env });
+        } catch (error) {
+          // Usage mistakes read as everywhere else in the command: one `error: …` line, exit 2.
+          if (error instanceof UsageError) command.error(`error: ${error.message}`, { exitCode: 2, code: 'portcullis.usage' });
+          throw error;
+        }
       });
   },
   up: {

@@ -131,7 +131,7 @@ test('auth enable of an unknown type and a usage error exit with 2', async () =>
   assert.equal(unknown.code, 2);
   assert.match(unknown.stderr, /plugin not found in the catalog: nosuchmethod/);
   const flag = await spawned(['token', 'create', '-bogus']);
-  assert.deepEqual([flag.code, flag.stderr.trim()], [2, 'portcullis: flag provided but not defined: -bogus']);
+  assert.deepEqual([flag.code, flag.stderr.trim()], [2, 'error: flag provided but not defined: -bogus']);
   const list = await cli(['auth', 'list']);
   assert.match(list.stdout, /^token\/\s+token\s+auth_token_[0-9a-f]{8}\s+token based credentials$/m);
 });

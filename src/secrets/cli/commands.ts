@@ -830,7 +830,12 @@ export async function runSecretsCli(argv: readonly string[], io: Io): Promise<vo
     const n = candidate.words.length;
     if (candidate.words.every((w, i) => words[i] === w) && (!command || n > command.words.length)) command = candidate;
   }
-  if (!command || argv.includes('-h') || argv.includes('-help') || argv.includes('--help')) {
+  const helpAsked = argv.some((a) => a === '-h' || a === '-help' || a === '--help');
+  if (!command && !helpAsked) {
+    const flag = argv.find((a) => a.startsWith('-'));
+    if (flag) throw new UsageError(`unknown option '${flag.split('=')[0]}'`);
+  }
+  if (!command || helpAsked) {
     io.out(help(command, words));
     if (!command && words.length > 0) throw new UsageError(`unknown command: ${words.join(' ')}`);
     return;
