@@ -95,14 +95,14 @@ export class KubeClient {
    * Stream watch events from `resourceVersion` on. `onEnd` is called once when the stream ends:
    * without an error when the server closed it normally (timeout), with one otherwise.
    */
-  watch(path: string, resourceVersion: string, onEvent: (event: WatchEvent) => void, onEnd: (error?: Error) => void): WatchHandle {
+  watch(path: string, resourceVersion: string, timeoutSeconds: number, onEvent: (event: WatchEvent) => void, onEnd: (error?: Error) => void): WatchHandle {
     let ended = false;
     const end = (error?: Error) => {
       if (ended) return;
       ended = true;
       onEnd(error);
     };
-    const query = { watch: '1', resourceVersion, allowWatchBookmarks: 'true' };
+    const query = { watch: '1', resourceVersion, allowWatchBookmarks: 'true', timeoutSeconds: String(timeoutSeconds) };
     const request = this.transport.open('GET', path, { query }, (response) => {
       if ((response.statusCode ?? 0) >= 300) {
         collect(response).then((body) => end(apiError(response.statusCode ?? 0, body)), end);

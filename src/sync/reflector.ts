@@ -29,6 +29,11 @@ export class Reflector {
     private readonly path: string,
     private readonly handler: ReflectorHandler,
     private readonly logger: Logger,
+    /**
+     * Each watch asks the server to end it after this long (client-go picks 5–10 minutes at random),
+     * so that a connection silently lost in between is noticed and resumed.
+     */
+    private readonly watchTimeoutSeconds: () => number = () => 300 + Math.floor(Math.random() * 300),
   ) {}
 
   start(): this {
@@ -63,7 +68,7 @@ export class Reflector {
 
   private watch(): void {
     if (this.stopped) return;
-    this.watchHandle = this.client.watch(this.path, this.resourceVersion, (event) => this.onEvent(event), (error) => {
+    this.watchHandle = this.client.watch(this.path, this.resourceVersion, this.watchTimeoutSeconds(), (event) => this.onEvent(event), (error) => {
       if (this.stopped) return;
       if (error instanceof KubeApiError && (error.status === 410 || error.reason === 'Expired' || error.reason === 'Gone')) {
         void this.relist();
