@@ -1,5 +1,5 @@
 import { RegoError } from '../errors.js';
-import { RegoObject } from '../value/index.js';
+import { RegoObject, RegoSet, type Value } from '../value/index.js';
 import type { Body, Expr, Literal, Term } from './ir.js';
 
 /**
@@ -11,7 +11,14 @@ import type { Body, Expr, Literal, Term } from './ir.js';
  */
 export function reorderBody(body: Body, bound: Set<number>, errors: RegoError[], headUses: ReadonlySet<number> = new Set()): Body {
   for (const e of body) {
-    if (e.lit.k === 'unify' && shapeMismatch(e.lit.a, e.lit.b)) errors.push(new RegoError('rego_type_error', 'match error: the two sides of the unification can never match', e.loc));
+    const lit = e.lit;
+    if (lit.k === 'unify' && shapeMismatch(lit.a, lit.b)) errors.push(new RegoError('rego_type_error', 'match error: the two sides of the unification can never match', e.loc));
+    if (lit.k === 'somein' && lit.domain.k === 'val' && (Array.isArray(lit.domain.v) || lit.domain.v instanceof RegoSet)) {
+      const members: readonly Value[] = Array.isArray(lit.domain.v) ? (lit.domain.v as readonly Value[]) : (lit.domain.v as RegoSet).values();
+      if (members.length > 0 && members.every((m) => shapeMismatch(lit.value, { k: 'val', v: m }))) {
+        errors.push(new RegoError('rego_type_error', 'match error: no member of the collection can match the pattern', e.loc));
+      }
+    }
   }
   const remaining = splitUnifications(body);
   const out: Body = [];
