@@ -273,6 +273,38 @@ roleRef: {kind: Role, name: binder, apiGroup: rbac.authorization.k8s.io}
     assert.equal(allowed.stdout, 'rolebinding.rbac.authorization.k8s.io/jane-reader created\n', allowed.stderr);
   });
 
+  test("the seed's v1beta1 ValidatingWebhookConfiguration applies with kubectl 1.27 and 1.33, keeping v1beta1 defaults", async () => {
+    const manifest = (timeout: number) => `apiVersion: admissionregistration.k8s.io/v1beta1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: seed-policy
+webhooks:
+- name: validating-webhook.policy.example.com
+  objectSelector:
+    matchLabels: {portcullis-test: never-matches}
+  rules:
+  - operations: ["CREATE", "UPDATE"]
+    apiGroups: ["*"]
+    apiVersions: ["*"]
+    resources: ["*"]
+  clientConfig:
+    url: https://127.0.0.1:1/v0/data/kubernetes/admission
+  timeoutSeconds: ${timeout}
+`;
+    const file = path.join(files, 'vwc.yaml');
+    await writeFile(file, manifest(5));
+    const created = await kubectl(path.join(KUBECTL_DIR, 'kubectl.1.27'), admin, ['apply', '-f', file]);
+    assert.equal(created.stdout, 'validatingwebhookconfiguration.admissionregistration.k8s.io/seed-policy created\n', created.stderr);
+    await writeFile(file, manifest(7));
+    const updated = await kubectl(path.join(KUBECTL_DIR, 'kubectl.1.33'), admin, ['apply', '-f', file]);
+    assert.equal(updated.stdout, 'validatingwebhookconfiguration.admissionregistration.k8s.io/seed-policy configured\n', updated.stderr);
+    const got = await kubectl(path.join(KUBECTL_DIR, 'kubectl.1.33'), admin, ['get', 'validatingwebhookconfigurations.v1.admissionregistration.k8s.io', 'seed-policy', '-o', 'jsonpath={.apiVersion} {.webhooks[0].failurePolicy} {.webhooks[0].sideEffects} {.webhooks[0].timeoutSeconds}']);
+    assert.equal(got.stdout, 'admissionregistration.k8s.io/v1 Ignore Unknown 7');
+    const listed = await kubectl(path.join(KUBECTL_DIR, 'kubectl.1.33'), admin, ['get', 'validatingwebhookconfigurations']);
+    assert.match(listed.stdout, /^NAME\s+WEBHOOKS\s+AGE\nseed-policy\s+1\s+\d+s\n$/);
+    assert.equal((await kubectl(path.join(KUBECTL_DIR, 'kubectl.1.33'), admin, ['delete', '-f', file])).code, 0);
+  });
+
   test('the /usr/bin/kubectl dispatcher picks a kubectl from /version and works', async () => {
     const run = await kubectl('/usr/bin/kubectl', admin, ['get', 'namespaces', 'kube-system', '-o', 'name']);
     assert.equal(run.stdout, 'namespace/kube-system\n', run.stderr);
