@@ -11,7 +11,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Logger } from '../common/log.js';
-import type { Storage } from '../storage/types.js';
+import { StorageError, type Storage } from '../storage/types.js';
 import { PolicyStore } from './acl/store.js';
 import { AuditBroker, type AuditAuth, type AuditDeviceEntry, type AuditEvent } from './audit.js';
 import { authMethods } from './auth/index.js';
@@ -243,8 +243,9 @@ export class Core {
         unsealKey = await combineShares(shares);
         await this.barrier.unseal(unsealKey);
       } catch (error) {
-        if (error instanceof BarrierAuthenticationError || error instanceof Error) throw new InvalidRequestError(new BarrierAuthenticationError().message, { cause: error });
-        throw error;
+        // Wrong or inconsistent shares (the combination fails, or the keyring does not decrypt).
+        if (error instanceof StorageError) throw error;
+        throw new InvalidRequestError(new BarrierAuthenticationError().message, { cause: error });
       }
       await this.postUnseal();
       this.logger.info('unsealed');

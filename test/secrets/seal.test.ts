@@ -52,3 +52,25 @@ test('the barrier stores only ciphertext bound to its key; a wrong unseal key fa
   barrier.seal();
   await assert.rejects(barrier.get('logical/x/secret'), /Vault is sealed/);
 });
+
+test('unseal: wrong shares at the threshold are refused and the attempt starts over', async () => {
+  const { Core } = await import('../../src/secrets/core.js');
+  const { silentLogger } = await import('../../src/common/log.js');
+  const make = () => new Core({ storage: new MemoryStorage(), logger: silentLogger(), storageType: 'inmem' });
+  const core = make();
+  const other = make();
+  const mine = await core.init(3, 2);
+  const theirs = await other.init(3, 2);
+  assert.equal((await core.unseal(mine.keys_base64[0], false)).progress, 1);
+  await assert.rejects(core.unseal(theirs.keys_base64[1], false), (e: unknown) => {
+    assert.deepEqual((e as { statusCode: number; errors: string[] }).errors, ['cipher: message authentication failed']);
+    return true;
+  });
+  const status = await core.sealStatus();
+  assert.deepEqual([status.sealed, status.progress, status.nonce], [true, 0, '']);
+  await core.unseal(mine.keys[2]!, false);
+  assert.equal((await core.unseal(mine.keys_base64[1]!, false)).sealed, false, 'hex and base64 shares mix');
+  await assert.rejects(core.unseal(undefined, true), /vault is unsealed/);
+  await core.close();
+  await other.close();
+});
