@@ -83,9 +83,12 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   server.setNotFoundHandler((request, res) =>
     reply(new HttpError(404, `${request.method} ${request.url}: not found`, 'not_found'), request, res),
   );
-  server.addHook('onResponse', async (request, res) => {
-    request.log.debug({ method: request.method, url: request.url, status: res.statusCode }, 'request');
-  });
+  // A hook per request costs every request a promise; pay it only when someone reads the lines.
+  if (options.logger.isLevelEnabled('debug')) {
+    server.addHook('onResponse', async (request, res) => {
+      request.log.debug({ method: request.method, url: request.url, status: res.statusCode }, 'request');
+    });
+  }
   return server;
 }
 
