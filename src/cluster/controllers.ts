@@ -84,6 +84,7 @@ function keyOf(object: KubeObject): string {
 
 export class Controllers {
   private readonly informers: Informer[] = [];
+  private clusterRoleInformer: Informer | undefined;
   private aggregating = false;
   private aggregateAgain = false;
 
@@ -129,8 +130,6 @@ export class Controllers {
     );
     for (const informer of this.informers) await informer.start();
   }
-
-  private clusterRoleInformer: Informer | undefined;
 
   stop(): void {
     for (const informer of this.informers) informer.stop();

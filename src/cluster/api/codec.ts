@@ -22,12 +22,11 @@ const PATCH_TYPES: Record<string, PatchType> = {
   'application/merge-patch+json': 'merge',
   'application/strategic-merge-patch+json': 'strategic',
   'application/apply-patch+yaml': 'apply',
-  'application/apply-patch+cbor': 'apply',
 };
 
 export function patchTypeOf(contentType: string | undefined): PatchType {
   const type = PATCH_TYPES[mediaType(contentType)];
-  if (!type || mediaType(contentType) === 'application/apply-patch+cbor') {
+  if (!type) {
     throw new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json`);
   }
   return type;

@@ -9,7 +9,7 @@
 import { badRequest, unsupportedMediaType } from '../errors.js';
 import type { JsonObject } from '../object.js';
 
-type Scalar = 'string' | 'bytes' | 'varint' | 'bool' | 'int64str';
+type Scalar = 'string' | 'bytes' | 'varint' | 'bool';
 
 interface FieldSpec {
   readonly name: string;
@@ -154,8 +154,6 @@ function decodeValue(reader: Reader, wireType: number, type: FieldSpec['type']):
       return reader.varint() !== 0n;
     case 'varint':
       return Number(BigInt.asIntN(64, reader.varint()));
-    case 'int64str':
-      return String(BigInt.asIntN(64, reader.varint()));
   }
 }
 
