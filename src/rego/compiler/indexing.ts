@@ -33,9 +33,9 @@ export function buildIndex(rules: readonly Rule[]): RuleIndex | undefined {
     list.push(rule);
   });
   // Every bucket also holds the rules that do not test the ref, in source order.
-  for (const [key, list] of byValue) {
-    const set = new Set(list);
-    byValue.set(key, rules.filter((r) => set.has(r) || always.includes(r)));
+  if (always.length > 0) {
+    const position = new Map(rules.map((r, i) => [r, i] as const));
+    for (const [key, list] of byValue) byValue.set(key, [...list, ...always].sort((a, b) => position.get(a)! - position.get(b)!));
   }
   return { root, path, byValue, always };
 }
