@@ -35,13 +35,15 @@ export class RequestMetrics {
   }
 }
 
-/** A request metrics object that records nothing, for requests that neither report nor log metrics. */
-export const NO_METRICS = new (class extends RequestMetrics {
+/** Records nothing, for requests that neither report nor log metrics. */
+class NoMetrics extends RequestMetrics {
   override start(): void {}
   override stop(): void {}
   override count(): void {}
   override merge(): void {}
-})();
+}
+
+export const NO_METRICS: RequestMetrics = new NoMetrics();
 
 export class ServerMetrics {
   readonly registry = new Registry();
