@@ -96,7 +96,7 @@ test('a passed deadline cancels evaluation: eval_cancel_error', () => {
   const p = compile([{ id: 'slow.rego', text: 'package slow\nn := count([x | some x in numbers.range(1, 200000); x % 7 == 0])\n' }]);
   assert.throws(
     () => p.prepareRef(['slow', 'n']).eval({ deadline: Date.now() - 1 }),
-    (e: unknown) => e instanceof RegoError && e.code === 'eval_cancel_error',
+    (e: unknown) => e instanceof RegoError && e.code === 'eval_cancel_error' && e.location?.file === 'slow.rego' && e.location.row === 2,
   );
 });
 

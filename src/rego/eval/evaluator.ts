@@ -62,6 +62,8 @@ export class Evaluation {
   private builtinContext: BuiltinContext | undefined;
   private readonly settings: EvalSettings;
   private steps = 0;
+  /** Where the evaluation was when it last checked the deadline (the location of a cancellation). */
+  private lastLoc: Location | undefined;
   private readonly deadline: number | undefined;
   private depth = 0;
   private readonly trace: ((e: TraceEvent) => void) | undefined;
@@ -102,7 +104,7 @@ export class Evaluation {
 
   private checkDeadline(): void {
     if (this.deadline !== undefined && Date.now() > this.deadline) {
-      throw new RegoError('eval_cancel_error', 'caller cancelled query execution');
+      throw new RegoError('eval_cancel_error', 'caller cancelled query execution', this.lastLoc);
     }
   }
 
@@ -115,8 +117,11 @@ export class Evaluation {
 
   body(body: Body, i: number, f: Frame, k: K): boolean {
     if (i === body.length) return k();
-    if ((++this.steps & 1023) === 0) this.checkDeadline();
     const e = body[i]!;
+    if ((++this.steps & 1023) === 0) {
+      this.lastLoc = e.loc;
+      this.checkDeadline();
+    }
     if (this.trace) this.trace({ op: 'eval', text: e.text, loc: e.loc, depth: this.depth });
     if (e.with) return this.withModifiers(e, e.with, f, () => this.body(body, i + 1, f, k));
     return this.expr(e, f, () => this.body(body, i + 1, f, k));
@@ -782,6 +787,7 @@ export class Evaluation {
     }
     const b = builtins.get(name);
     if (!b) throw new RegoError('eval_internal_error', `unsupported builtin ${name}`, loc);
+    if (loc) this.lastLoc = loc;
     try {
       if (b.relation) {
         for (const v of invokeRelation(b, args, this.ctx)) if (k(v)) return true;
