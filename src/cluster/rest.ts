@@ -105,6 +105,7 @@ export class ResourceHandlers {
       dryRun: dryRun.length > 0,
       fieldManager: fieldManagerOf(request),
       ...(subresource ? { subresource } : {}),
+      warn: (text) => addWarnings(request, [text]),
     };
   }
 
@@ -218,7 +219,7 @@ export class ResourceHandlers {
   }
 
   private respondObject(request: ApiRequest, type: ResourceType, object: KubeObject, code = 200, warnings: string[] = []): unknown {
-    if (warnings.length) request.reply.header('warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', '));
+    addWarnings(request, warnings);
     if (wantsTable(request.headers.accept)) {
       return this.send(request, code, toTable(type, [object], { resourceVersion: object.metadata.resourceVersion }, request.query.get('includeObject'), String(object.apiVersion)));
     }
@@ -425,4 +426,14 @@ function fieldManagerOf(request: ApiRequest): string {
   return agent.split('/')[0] || 'unknown';
 }
 
-
+/**
+ * Add `Warning: 299 - "<text>"` entries (kubectl prints each as `Warning: <text>`). Appended, not
+ * replaced: admission webhooks warn while the request runs, field validation when it answers, and
+ * warnings go out with errors too.
+ */
+function addWarnings(request: ApiRequest, warnings: readonly string[]): void {
+  if (warnings.length === 0) return;
+  const added = warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ');
+  const previous = request.reply.getHeader('warning');
+  request.reply.header('warning', previous ? `${String(previous)}, ${added}` : added);
+}

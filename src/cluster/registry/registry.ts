@@ -27,6 +27,8 @@ export interface WriteContext {
   readonly dryRun: boolean;
   readonly fieldManager: string;
   readonly subresource?: string;
+  /** Warnings for the client (admission webhooks'), sent as `Warning: 299` headers. */
+  readonly warn?: (text: string) => void;
 }
 
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
@@ -88,7 +90,7 @@ export class Registry {
     object.kind = type.kind;
     type.defaults?.(object, context.version);
     this.validate(type, object, undefined, context.version);
-    const admitted = (await this.admission.run({ operation: 'CREATE', type, version: context.version, subresource: '', namespace, name: object.metadata.name ?? '', object, user: context.user, dryRun: context.dryRun })) ?? object;
+    const admitted = (await this.admission.run({ operation: 'CREATE', type, version: context.version, subresource: '', namespace, name: object.metadata.name ?? '', object, user: context.user, dryRun: context.dryRun, warn: context.warn })) ?? object;
     if (context.fieldManager) recordUpdate(admitted, undefined, context.fieldManager, this.fieldContext(type, context));
     const stored = context.dryRun ? admitted : await this.store(type).create(admitted);
     return this.present(type, stored, context.version);
@@ -178,7 +180,7 @@ export class Registry {
     if (!status) type.defaults?.(object, context.version);
     if (!isDeepStrictEqual(specOf(object, type), specOf(current, type))) object.metadata.generation = (current.metadata.generation ?? 0) + 1;
     this.validate(type, object, current, context.version);
-    const admitted = (await this.admission.run({ operation: 'UPDATE', type, version: context.version, subresource: context.subresource ?? '', namespace: current.metadata.namespace ?? '', name: current.metadata.name!, object, oldObject: current, user: context.user, dryRun: context.dryRun })) ?? object;
+    const admitted = (await this.admission.run({ operation: 'UPDATE', type, version: context.version, subresource: context.subresource ?? '', namespace: current.metadata.namespace ?? '', name: current.metadata.name!, object, oldObject: current, user: context.user, dryRun: context.dryRun, warn: context.warn })) ?? object;
     if (context.fieldManager) recordUpdate(admitted, current, context.fieldManager, this.fieldContext(type, context));
     if (isDeepStrictEqual(withoutVolatile(admitted), withoutVolatile(current))) return this.present(type, current, context.version);
     const stored = context.dryRun ? admitted : await this.store(type).update(admitted, Number(current.metadata.resourceVersion));
@@ -197,7 +199,7 @@ export class Registry {
     if (preconditions.resourceVersion && preconditions.resourceVersion !== current.metadata.resourceVersion) {
       throw conflict(type, name, `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`);
     }
-    await this.admission.run({ operation: 'DELETE', type, version: context.version, subresource: '', namespace, name, oldObject: current, user: context.user, dryRun: context.dryRun });
+    await this.admission.run({ operation: 'DELETE', type, version: context.version, subresource: '', namespace, name, oldObject: current, user: context.user, dryRun: context.dryRun, warn: context.warn });
     if (!context.dryRun) {
       await this.store(type).delete(namespace, name, Number(current.metadata.resourceVersion));
       if (type.group === '' && type.resource === 'namespaces') await this.deleteNamespaceContents(name);

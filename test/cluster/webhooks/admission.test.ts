@@ -157,7 +157,13 @@ describe('a mutating webhook', () => {
           JSON.stringify({
             apiVersion: 'admission.k8s.io/v1',
             kind: 'AdmissionReview',
-            response: { uid: review.request.uid, allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') },
+            response: {
+              uid: review.request.uid,
+              allowed: true,
+              patchType: 'JSONPatch',
+              patch: Buffer.from(JSON.stringify(patch)).toString('base64'),
+              warnings: ['team label defaulted to platform'],
+            },
           }),
         );
       });
@@ -184,7 +190,9 @@ describe('a mutating webhook', () => {
   after(() => server?.close());
 
   test('adds a label through a JSON Patch before the object is stored, for the pods its rules and selectors name', async () => {
-    await ok(['create', '-f', '-'], pod('labeled', 'nginx'));
+    const created = await run(['create', '-f', '-'], pod('labeled', 'nginx'));
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal(created.stderr, 'Warning: team label defaulted to platform\n');
     assert.equal(await ok(['get', 'pod', 'labeled', '-o', 'jsonpath={.metadata.labels.team}']), 'platform');
     assert.deepEqual(seen.at(-1), { apiVersion: 'admission.k8s.io/v1', operation: 'CREATE', namespace: 'default' });
 
