@@ -135,6 +135,21 @@ test('generate-root with 3 of 5 keys through the CLI; -decode gives a working ro
   assert.deepEqual(none.body, { errors: ['no root generation in progress'] });
 });
 
+test('sys/rotate adds a keyring term (sudo); values of both terms stay readable', async () => {
+  const root = vault(server.url, rootToken);
+  assert.equal((await root.read('sys/key-status')).data.term, 1);
+  const plain = (await vault(server.url, rootToken).tokenCreate({ policies: ['apps'] })).auth.client_token;
+  secretsSeen.push(plain);
+  assert.equal((await http(server.url, 'PUT', 'sys/rotate', { token: plain })).status, 403);
+  assert.equal((await http(server.url, 'PUT', 'sys/rotate', { token: rootToken })).status, 204);
+  const status = await http(server.url, 'GET', 'sys/key-status', { token: rootToken });
+  assert.equal(status.body.data.term, 2);
+  assert.equal(status.body.term, 2, 'copied to the top level');
+  await root.write('secret/data/apikey/after-rotate', { data: { apiKey: 'sk_live_AFTER_ROTATION_2' } });
+  secretsSeen.push('sk_live_AFTER_ROTATION_2');
+  assert.deepEqual((await root.read('secret/data/apikey/payments')).data.data, { apiKey: 'sk_live_VERY_SECRET_VALUE_1' });
+});
+
 test('restart: data survives, the server comes back sealed, the old root token works after unseal', async () => {
   await server.close();
   server = await sqliteServer(dbFile);
@@ -144,6 +159,8 @@ test('restart: data survives, the server comes back sealed, the old root token w
   await unseal(server.url, [keys[4]!, keys[1]!, keys[3]!]);
   const root = vault(server.url, rootToken);
   assert.deepEqual((await root.read('secret/data/apikey/payments')).data.data, { apiKey: 'sk_live_VERY_SECRET_VALUE_1' });
+  assert.deepEqual((await root.read('secret/data/apikey/after-rotate')).data.data, { apiKey: 'sk_live_AFTER_ROTATION_2' });
+  assert.equal((await root.read('sys/key-status')).data.term, 2);
   assert.equal((await root.tokenLookupSelf()).data.path, 'auth/token/root');
   assert.ok((await root.policies()).policies.includes('apps'));
 });

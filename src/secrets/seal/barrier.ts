@@ -55,6 +55,9 @@ export function open(key: Uint8Array, sealed: Uint8Array, aad: string): Buffer {
 export class Barrier {
   private keys: Map<number, Buffer> | undefined;
   private activeTerm = 0;
+  private installed = new Map<number, string>();
+  /** Kept while unsealed, to re-encrypt the keyring when a term is added. */
+  private unsealKey: Buffer | undefined;
 
   constructor(readonly storage: Storage) {}
 
@@ -80,12 +83,42 @@ export class Barrier {
   async unseal(unsealKey: Uint8Array): Promise<void> {
     const keyring = await this.readKeyring(unsealKey);
     this.keys = new Map(keyring.keys.map((k) => [k.term, Buffer.from(k.key, 'base64')]));
+    this.installed = new Map(keyring.keys.map((k) => [k.term, k.installed]));
     this.activeTerm = keyring.activeTerm;
+    this.unsealKey = Buffer.from(unsealKey);
   }
 
   seal(): void {
     for (const key of this.keys?.values() ?? []) key.fill(0);
     this.keys = undefined;
+    this.unsealKey?.fill(0);
+    this.unsealKey = undefined;
+  }
+
+  /** The active term and when it was installed (`sys/key-status`). */
+  keyStatus(): { term: number; installed: string } {
+    if (!this.keys) throw new SealedError();
+    return { term: this.activeTerm, installed: this.installed.get(this.activeTerm) ?? '' };
+  }
+
+  /**
+   * Add a new data-encryption key and make it the active term (`sys/rotate`). New values are
+   * encrypted with it; older values keep decrypting with the term recorded in their header.
+   */
+  async rotate(): Promise<{ term: number; installed: string }> {
+    if (!this.keys || !this.unsealKey) throw new SealedError();
+    const term = Math.max(...this.keys.keys()) + 1;
+    const installed = new Date().toISOString();
+    const key = randomBytes(32);
+    const keyring: KeyringData = {
+      activeTerm: term,
+      keys: [...this.keys].map(([t, k]) => ({ term: t, key: k.toString('base64'), installed: this.installed.get(t) ?? '' })).concat({ term, key: key.toString('base64'), installed }),
+    };
+    await this.storage.put(KEYRING_PATH, seal(this.unsealKey, Buffer.from(JSON.stringify(keyring)), KEYRING_PATH));
+    this.keys.set(term, key);
+    this.installed.set(term, installed);
+    this.activeTerm = term;
+    return { term, installed };
   }
 
   private async readKeyring(unsealKey: Uint8Array): Promise<KeyringData> {

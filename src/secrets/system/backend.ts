@@ -302,6 +302,26 @@ export function systemBackend(state: ActiveState): FrameworkBackend {
       },
       { pattern: 'internal/ui/mounts/(?<path>.+)', fields: { path: { type: 'string' } }, operations: { read: uiMount } },
       {
+        pattern: 'rotate',
+        sudo: true,
+        operations: {
+          update: async () => {
+            await state.core.barrier.rotate();
+            return undefined;
+          },
+        },
+        synopsis: 'Add a new encryption key to the barrier keyring and make it active.',
+      },
+      {
+        pattern: 'key-status',
+        operations: {
+          read: async () => {
+            const status = state.core.barrier.keyStatus();
+            return { data: { term: status.term, install_time: status.installed } };
+          },
+        },
+      },
+      {
         pattern: 'seal',
         sudo: true,
         operations: {
