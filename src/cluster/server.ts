@@ -73,6 +73,7 @@ export async function startClusterServer(options: ClusterServerOptions, where: L
   const authorizer = buildAuthorizer(options.authorizationModes, rbac, options.authorizationModes.some((m) => m.split(',').includes('Node')) ? nodes : undefined);
   // Credentials files are read first: a bad one stops start-up before anything runs.
   const serviceAccounts = resources.lookup('', 'v1', 'serviceaccounts')!;
+  const boundKinds = { Pod: resources.lookup('', 'v1', 'pods')!, Secret: resources.lookup('', 'v1', 'secrets')!, Node: resources.lookup('', 'v1', 'nodes')! };
   const authenticator = await buildAuthenticator({
     ...options.authentication,
     warn: (message) => options.logger.warn(message),
@@ -81,6 +82,11 @@ export async function startClusterServer(options: ClusterServerOptions, where: L
       apiAudiences: options.tokenIssuer.apiAudiences,
       verificationKeys: [options.tokenIssuer.publicKey],
       isActive: async (namespace, name, uid) => (await registry.store(serviceAccounts).find(namespace, name))?.metadata.uid === uid,
+      // A token bound to a pod, secret or node dies with that object (the same uid, still there).
+      isBoundObjectActive: async (namespace, ref) => {
+        const type = boundKinds[ref.kind];
+        return (await registry.store(type).find(type.namespaced ? namespace : '', ref.name))?.metadata.uid === ref.uid;
+      },
     },
   });
   const escalation: AdmissionPlugin = {
