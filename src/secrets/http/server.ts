@@ -145,7 +145,7 @@ export async function handleHttp(core: Core, request: IncomingMessage, maxBody: 
   if (raw) return raw;
 
   let operation: LogicalInput['operation'];
-  let data: Record<string, unknown> = parseBody(request, body);
+  const data: Record<string, unknown> = parseBody(request, body);
   switch (method) {
     case 'GET': {
       const list = url.searchParams.get('list');
@@ -197,7 +197,6 @@ export async function handleHttp(core: Core, request: IncomingMessage, maxBody: 
     headers: request.headers,
     mergePatch: method === 'PATCH',
   });
-  data = {};
   return logicalReply(result, path);
 }
 
