@@ -99,13 +99,13 @@ function field(body: Record<string, unknown> | undefined, name: string): string 
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-function secretOutput(ctx: Context, response: ApiResponse, durations = false): void {
+function secretOutput(ctx: Context, response: ApiResponse): void {
   const name = ctx.flags.field as string | undefined;
   if (name) {
     ctx.io.out(field(response.body, name) + '\n');
     return;
   }
-  ctx.print(response.body, () => formatSecret(response.body, { durations }));
+  ctx.print(response.body, () => formatSecret(response.body));
 }
 
 function sealStatusTable(status: Record<string, unknown>): string {
@@ -306,7 +306,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         response = await client.write('auth/token/lookup-accessor', { accessor: ctx.args[0] });
       } else if (ctx.args[0]) response = await client.write('auth/token/lookup', { token: ctx.args[0] });
       else response = await client.read('auth/token/lookup-self');
-      secretOutput(ctx, response, true);
+      secretOutput(ctx, response);
     },
   },
   {
@@ -386,7 +386,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       const path = ctx.args[0]!;
       const query = Object.fromEntries(Object.entries(await parseData(ctx.args.slice(1), ctx.io.stdin)).map(([k, v]) => [k, String(v)]));
       try {
-        secretOutput(ctx, await (await ctx.client()).read(path, query), true);
+        secretOutput(ctx, await (await ctx.client()).read(path, query));
       } catch (error) {
         if (error instanceof ApiError && error.status === 404 && error.errors.length === 0) throw new CommandError(`No value found at ${path}`, 2);
         throw error;

@@ -35,10 +35,13 @@ export function warningsBlock(warnings: unknown): string {
   return `WARNING! The following warnings were returned from Vault:\n\n${warnings.map((w) => `  * ${w}`).join('\n\n')}\n\n`;
 }
 
-const DURATION_KEYS = new Set(['creation_ttl', 'ttl', 'explicit_max_ttl', 'period', 'token_ttl', 'token_max_ttl', 'token_explicit_max_ttl', 'token_period', 'secret_id_ttl']);
+/** Vault's CLI prints a field that looks like a duration (`ttl`, `*_ttl`, `period`, `*_period`) as one: `secret_id_ttl 0s`. */
+function looksLikeDuration(key: string): boolean {
+  return key === 'ttl' || key.endsWith('_ttl') || key === 'period' || key.endsWith('_period');
+}
 
 /** A response with `auth` or `data`, printed as the Vault CLI does. */
-export function formatSecret(body: Record<string, unknown> | undefined, options: { durations?: boolean } = {}): string {
+export function formatSecret(body: Record<string, unknown> | undefined): string {
   if (!body) return '';
   let out = warningsBlock(body.warnings);
   const auth = body.auth as Record<string, unknown> | null | undefined;
@@ -63,7 +66,7 @@ export function formatSecret(body: Record<string, unknown> | undefined, options:
   if (lease > 0) rows.push([body.renewable ? 'lease_duration' : 'refresh_interval', humanDuration(lease)]);
   for (const key of Object.keys(data).sort()) {
     const value = data[key];
-    rows.push([key, options.durations && DURATION_KEYS.has(key) && typeof value === 'number' ? humanDuration(value) : goValue(value)]);
+    rows.push([key, looksLikeDuration(key) && typeof value === 'number' ? humanDuration(value) : goValue(value)]);
   }
   return out + table(rows);
 }

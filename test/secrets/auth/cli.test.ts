@@ -57,7 +57,7 @@ test('AppRole: enable, role with policies and token_ttl, list, role-id (same twi
   assert.match(roleId, /^[0-9a-f-]{36}$/);
   assert.equal(valueOf((await run(['read', 'auth/approle/role/my-role/role-id'])).printed, 'role_id'), roleId, 'role_id is stable');
   const secretTable = await run(['write', '-force', 'auth/approle/role/my-role/secret-id']);
-  assert.match(secretTable.masked, /^Key {19}Value\n--- {19}-----\nsecret_id {13}UUID\nsecret_id_accessor {4}UUID\nsecret_id_num_uses {4}0\nsecret_id_ttl {9}0s?\n$/);
+  assert.match(secretTable.masked, /^Key {19}Value\n--- {19}-----\nsecret_id {13}UUID\nsecret_id_accessor {4}UUID\nsecret_id_num_uses {4}0\nsecret_id_ttl {9}0s\n$/);
   const secretId = valueOf(secretTable.printed, 'secret_id')!;
   assert.match(secretId, /^[0-9a-f-]{36}$/);
   assert.notEqual(valueOf((await run(['write', '-force', 'auth/approle/role/my-role/secret-id'])).printed, 'secret_id'), secretId, 'a new secret_id each time');
