@@ -6,38 +6,16 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { SYSTEM_MAIN } from '../../../src/sync/wiring.js';
 import { CertificateAuthority } from '../../../src/common/tls.js';
 import { kubectl, kubectlOk } from '../../helpers/kubectl.js';
 import { startEngine } from '../../policy/helpers.js';
 import { startTestCluster, type TestCluster } from '../harness.js';
 
-const SYSTEM_MAIN = `package system
-
-import rego.v1
-import data.kubernetes.admission
-
-main := {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": response}
-
-default uid := ""
-
-uid := input.request.uid
-
-response := {"allowed": false, "uid": uid, "status": {"message": reason}} if {
-	reason := concat(", ", admission.deny)
-	reason != ""
-} else := {"allowed": true, "uid": uid}
-`;
-
-// The seed's admission policy, as written there (Rego v0).
-const UNTRUSTED_REGISTRY = `package kubernetes.admission
-
-deny[msg] {
-  input.request.kind.kind == "Pod"
-  image := input.request.object.spec.containers[_].image
-  startswith(image, "evil.example/")
-  msg := sprintf("image '%v' from untrusted registry", [image])
-}
-`;
+/** The seed's admission policy, from the example manifest the walkthrough applies (Rego v0). */
+const UNTRUSTED_REGISTRY = (parse(readFileSync('examples/admission/untrusted-registry.yaml', 'utf8')) as { data: { main: string } }).data.main;
 
 const pod = (name: string, image: string, labels: Record<string, string> = {}) =>
   JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels }, spec: { containers: [{ name: 'c', image }] } });
@@ -90,8 +68,6 @@ describe('the policy engine as the seed\'s validating webhook', () => {
     const serving = await ca.issueServer({ commonName: 'opa.opa.svc', hosts: ['opa.opa.svc'] });
     engine = await startEngine({ tls: { cert: serving.cert, key: serving.key }, regoVersion: 'v0' });
     for (const [id, text] of [['system/main.rego', SYSTEM_MAIN], ['kubernetes/admission.rego', UNTRUSTED_REGISTRY]]) {
-      const res = await fetch(`http://unused.invalid`).catch(() => undefined);
-      void res;
       await new Promise<void>((resolve, reject) => {
         const req = https.request(`${engine.url}/v1/policies/${id}`, { method: 'PUT', ca: ca.cert, servername: 'opa.opa.svc', headers: { 'content-type': 'text/plain' } }, (r) => {
           r.resume();
