@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import bcrypt from 'bcryptjs';
 import { harness } from './backend-harness.js';
 import { userpassRegistration } from '../../../src/secrets/auth/userpass/backend.js';
-import { LoginLockout } from '../../../src/secrets/auth/userpass/lockout.js';
+import { LoginLockout } from '../../../src/secrets/auth/shared/lockout.js';
 import { PermissionDeniedError } from '../../../src/secrets/errors.js';
 
 test('users: create, read (no password), list, update policies and password, delete', async () => {

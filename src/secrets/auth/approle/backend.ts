@@ -10,9 +10,9 @@ import type { FieldData } from '../../framework/fields.js';
 import type { Auth, RenewRequest, Request, Response } from '../../logical.js';
 import type { BackendContext, BackendRegistration } from '../../registry.js';
 import { getJSON, putJSON, type StorageView } from '../../storage-view.js';
-import { addressAllowed, parseCidrList } from '../userpass/cidr.js';
-import { LoginLockout } from '../userpass/lockout.js';
-import { equivalentPolicies, tokenAuth } from '../userpass/token-params.js';
+import { addressAllowed, parseCidrList } from '../shared/cidr.js';
+import { LoginLockout } from '../shared/lockout.js';
+import { equivalentPolicies, tokenAuth } from '../shared/token-params.js';
 import { applyRoleWrite, newRole, ROLE_NAME, ROLE_PROPERTIES, roleData, roleFieldSchemas, validateRole, type RoleEntry } from './roles.js';
 import { SecretIdConflictError, SecretIdStore, type SecretIdEntry } from './secret-ids.js';
 

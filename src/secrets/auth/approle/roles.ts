@@ -9,8 +9,8 @@
  */
 import { InvalidRequestError } from '../../errors.js';
 import type { FieldData, FieldSchema, FieldSchemas } from '../../framework/fields.js';
-import { parseCidrList } from '../userpass/cidr.js';
-import { defaultTokenParams, tokenFields, tokenParamsData, updateTokenParams, type TokenParams } from '../userpass/token-params.js';
+import { parseCidrList } from '../shared/cidr.js';
+import { defaultTokenParams, tokenFields, tokenParamsData, updateTokenParams, type TokenParams } from '../shared/token-params.js';
 
 export interface RoleEntry {
   name: string;

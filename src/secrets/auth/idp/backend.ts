@@ -10,7 +10,7 @@
  * `request_timeout` bounds every HTTP request to the IdP (default 30s).
  *
  * Storage: `config` → ConfigEntry (the API token is stored under the barrier, never returned);
- * mappings per src/secrets/auth/idp/mappings.ts.
+ * mappings per src/secrets/auth/shared/mappings.ts.
  */
 import { InvalidRequestError, NotFoundError, PermissionDeniedError } from '../../errors.js';
 import { FrameworkBackend, type PathDef } from '../../framework/backend.js';
@@ -18,9 +18,9 @@ import type { FieldData } from '../../framework/fields.js';
 import type { Auth, RenewRequest, Request, Response } from '../../logical.js';
 import type { BackendRegistration } from '../../registry.js';
 import { getJSON, putJSON, type StorageView } from '../../storage-view.js';
-import { addressAllowed } from '../userpass/cidr.js';
-import { equivalentPolicies, tokenAuth, tokenFields, tokenParamsData, updateTokenParams, type TokenParams } from '../userpass/token-params.js';
-import { Mappings } from './mappings.js';
+import { addressAllowed } from '../shared/cidr.js';
+import { equivalentPolicies, tokenAuth, tokenFields, tokenParamsData, updateTokenParams, type TokenParams } from '../shared/token-params.js';
+import { Mappings } from '../shared/mappings.js';
 import { IdpLoginError, OktaClient, orgUrl, SUPPORTED_PROVIDERS, type OktaLoginResult } from './okta-client.js';
 
 interface ConfigEntry {

@@ -4,7 +4,7 @@
  * policies.
  *
  * Storage: `config` → ConfigEntry (the bind password and client key under the barrier, never
- * returned); mappings per src/secrets/auth/idp/mappings.ts (names lower-cased unless
+ * returned); mappings per src/secrets/auth/shared/mappings.ts (names lower-cased unless
  * `case_sensitive_names`).
  */
 import { InvalidRequestError, NotFoundError, PermissionDeniedError } from '../../errors.js';
@@ -13,10 +13,10 @@ import type { FieldData, FieldSchemas } from '../../framework/fields.js';
 import type { Auth, RenewRequest, Request, Response } from '../../logical.js';
 import type { BackendContext, BackendRegistration } from '../../registry.js';
 import { getJSON, putJSON, type StorageView } from '../../storage-view.js';
-import { Mappings } from '../idp/mappings.js';
-import { addressAllowed } from '../userpass/cidr.js';
-import { LoginLockout } from '../userpass/lockout.js';
-import { equivalentPolicies, tokenAuth, tokenFields, tokenParamsData, updateTokenParams, type TokenParams } from '../userpass/token-params.js';
+import { Mappings } from '../shared/mappings.js';
+import { addressAllowed } from '../shared/cidr.js';
+import { LoginLockout } from '../shared/lockout.js';
+import { equivalentPolicies, tokenAuth, tokenFields, tokenParamsData, updateTokenParams, type TokenParams } from '../shared/token-params.js';
 import { DEFAULT_GROUP_FILTER, DEFAULT_USER_FILTER, directoryLogin, LdapLoginError, tlsVersionValid, type DirectoryConfig } from './directory.js';
 
 /** The stored configuration: the directory settings in wire names, plus token parameters. */

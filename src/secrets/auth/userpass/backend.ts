@@ -10,10 +10,10 @@ import type { FieldData } from '../../framework/fields.js';
 import type { Auth, RenewRequest, Request, Response } from '../../logical.js';
 import type { BackendRegistration } from '../../registry.js';
 import { getJSON, putJSON, type StorageView } from '../../storage-view.js';
-import { addressAllowed } from './cidr.js';
-import { LoginLockout } from './lockout.js';
+import { addressAllowed } from '../shared/cidr.js';
+import { LoginLockout } from '../shared/lockout.js';
 import { hashPassword, verifyPassword } from './password.js';
-import { equivalentPolicies, tokenAuth, tokenFields, tokenParamsData, updateTokenParams, type TokenParams } from './token-params.js';
+import { equivalentPolicies, tokenAuth, tokenFields, tokenParamsData, updateTokenParams, type TokenParams } from '../shared/token-params.js';
 
 interface UserEntry {
   /** bcrypt hash; the password itself is never stored. */
