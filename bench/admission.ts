@@ -23,7 +23,7 @@
  *
  *   npm run bench -- admission [--rounds 3] [--pods 150] [--clients 4] [--serial 100]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
@@ -31,17 +31,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { SYSTEM_MAIN, WEBHOOK_CONFIGURATION, WEBHOOK_NAME } from '../src/sync/wiring.js';
+import { arg, startServer } from './support.js';
 
 /** The seed's admission policy, from the example manifest the walkthrough applies (Rego v0). */
 const UNTRUSTED_REGISTRY = (parse(readFileSync(fileURLToPath(new URL('../examples/admission/untrusted-registry.yaml', import.meta.url)), 'utf8')) as { data: { main: string } }).data.main;
 const CONFIGURATION = WEBHOOK_CONFIGURATION;
 const ENGINE_NAME = 'opa.opa.svc';
 const NAMESPACE = 'bench';
-
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  return i === -1 ? fallback : Number(process.argv[i + 1]);
-}
 
 const pod = (name: string, image: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image }] } });
 
@@ -82,17 +78,9 @@ async function serve(kind: string): Promise<void> {
   process.stdout.write(`${server.url}\n`);
 }
 
-function start(kind: 'api' | 'engine', env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve', kind], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const m = /^(https:\/\/\S+)\n/.exec(out);
-      if (m) resolve({ child, url: m[1]! });
-    });
-    child.once('exit', (code) => reject(new Error(`${kind} process exited with ${code}`)));
-  });
+async function start(kind: 'api' | 'engine', env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const { child, words } = await startServer(import.meta.url, kind, { env });
+  return { child, url: words[0]! };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import { NodeGraph } from '../src/cluster/authz/node.js';
 import { RbacIndex } from '../src/cluster/authz/rbac.js';
 import { rulesAllow } from '../src/cluster/authz/rules.js';
 import type { Attributes, ClusterRole, ClusterRoleBinding, PolicyRule, RoleBinding } from '../src/cluster/authz/types.js';
+import { arg } from './support.js';
 
 const NAMESPACES = 1000;
 const BINDINGS_PER_NAMESPACE = 10;
@@ -24,11 +25,6 @@ const ROLES = 200;
 const USERS = 2000;
 const GROUPS = 100;
 const REQUESTS = 20_000;
-
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  return i === -1 ? fallback : Number(process.argv[i + 1]);
-}
 
 /** A small deterministic PRNG, so every run builds the same cluster and request mix. */
 function prng(seed: number): () => number {

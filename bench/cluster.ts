@@ -11,27 +11,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-}
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+import { arg, autocannon, type AutocannonResult } from './support.js';
 
 const TOKEN = 'jane-bench-token';
 const PODS = 10;
-
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  return i === -1 ? fallback : Number(process.argv[i + 1]);
-}
 
 /** Child mode: serve and print the URL and the body size of the pod list on stdout. */
 async function serve(kind: string): Promise<void> {

@@ -10,20 +10,10 @@
  *
  *   npx tsx bench/policy-server.ts [--rounds 4] [--duration 5] [--connections 16]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
-
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-}
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+import { arg, autocannon, startServer, type AutocannonResult } from './support.js';
 
 const POLICY = `package httpapi.authz
 
@@ -42,11 +32,6 @@ allow if {
 `;
 const BODY = JSON.stringify({ input: { method: 'GET', path: ['salary', 'bob'], user: 'bob' } });
 const FIXED = '{"result":{"allow":true}}\n';
-
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  return i === -1 ? fallback : Number(process.argv[i + 1]);
-}
 
 /** Child mode: serve, print the URL on stdout. */
 async function serve(kind: string): Promise<void> {
@@ -91,17 +76,9 @@ function cpuOf(child: ChildProcess): Promise<number> {
   });
 }
 
-function start(kind: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve', kind], { stdio: ['pipe', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const m = /^(http:\/\/\S+)\n/.exec(out);
-      if (m) resolve({ child, url: m[1]! });
-    });
-    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
-  });
+async function start(kind: string): Promise<{ child: ChildProcess; url: string }> {
+  const { child, words } = await startServer(import.meta.url, kind, { stdin: 'pipe' });
+  return { child, url: words[0]! };
 }
 
 async function measure(url: string, duration: number, connections: number): Promise<AutocannonResult> {

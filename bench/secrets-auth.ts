@@ -8,28 +8,13 @@
  *
  *   npx tsx bench/secrets-auth.ts [--rounds 2] [--duration 4] [--connections 8]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
-
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-}
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+import { arg, autocannon, startServer } from './support.js';
 
 const FIXED = JSON.stringify({ request_id: '00000000-0000-4000-8000-000000000000', auth: { client_token: 'hvs.fixed', policies: ['default'] } });
 const PASSWORD = 'bench-password';
-
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  return i === -1 ? fallback : Number(process.argv[i + 1]);
-}
 
 /** Child mode: serve, print `URL ROLE_ID SECRET_ID` on stdout. */
 async function serve(kind: string): Promise<void> {
@@ -63,17 +48,9 @@ async function serve(kind: string): Promise<void> {
   process.stdout.write(`${server.url} ${roleId} ${secretId}\n`);
 }
 
-function start(kind: string): Promise<{ child: ChildProcess; url: string; roleId: string; secretId: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve', kind], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const m = /^(http:\/\/\S+) (\S+) (\S+)\n/.exec(out);
-      if (m) resolve({ child, url: m[1]!, roleId: m[2]!, secretId: m[3]! });
-    });
-    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
-  });
+async function start(kind: string): Promise<{ child: ChildProcess; url: string; roleId: string; secretId: string }> {
+  const { child, words } = await startServer(import.meta.url, kind);
+  return { child, url: words[0]!, roleId: words[1]!, secretId: words[2]! };
 }
 
 interface Target {

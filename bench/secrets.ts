@@ -8,25 +8,10 @@
  *
  *   npx tsx bench/secrets.ts [--rounds 2] [--duration 5] [--connections 16]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
-
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-}
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
-
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  return i === -1 ? fallback : Number(process.argv[i + 1]);
-}
+import { arg, autocannon, startServer } from './support.js';
 
 const FIXED = JSON.stringify({ request_id: '00000000-0000-0000-0000-000000000000', lease_id: '', renewable: false, lease_duration: 0, data: { ok: true }, wrap_info: null, warnings: null, auth: null });
 
@@ -51,17 +36,9 @@ async function serve(kind: string): Promise<void> {
   process.stdout.write(`${service.url}\n`);
 }
 
-function startChild(kind: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve', kind], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const line = out.split('\n')[0];
-      if (out.includes('\n') && line) resolve({ child, url: line.trim() });
-    });
-    child.on('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
-  });
+async function startChild(kind: string): Promise<{ child: ChildProcess; url: string }> {
+  const { child, words } = await startServer(import.meta.url, kind);
+  return { child, url: words[0]! };
 }
 
 async function json(url: string, method: string, path: string, token: string, body?: unknown): Promise<any> {
