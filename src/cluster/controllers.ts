@@ -154,7 +154,8 @@ export class Controllers {
     }
   }
 
-  private async ensureDefaultServiceAccount(namespace: string): Promise<void> {
+  /** Create the namespace's `default` ServiceAccount when it is missing. */
+  async ensureDefaultServiceAccount(namespace: string): Promise<void> {
     try {
       await this.createIfAbsent(this.type('', 'serviceaccounts'), namespace, { metadata: { name: 'default', namespace } });
     } catch (error) {

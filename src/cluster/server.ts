@@ -10,6 +10,7 @@ import { createHttpServer, HttpError, listen, type FastifyInstance, type Fastify
 import type { Logger } from '../common/log.js';
 import { AdmissionChain, type AdmissionPlugin } from './admission.js';
 import { WebhookAdmission } from './webhooks/dispatcher.js';
+import { serviceAccountAdmission } from './serviceaccount-admission.js';
 import { aggregatedContentType, aggregatedVersionAccepted, buildDiscovery, type DiscoveryDocuments } from './api/discovery.js';
 import { buildOpenApiV3, OPENAPI_V2_BODY, OPENAPI_V2_CONTENT_TYPE, type OpenApiV3 } from './api/openapi.js';
 import { requestInfo, type RequestInfo } from './api/requestinfo.js';
@@ -99,7 +100,12 @@ export async function startClusterServer(options: ClusterServerOptions, where: L
   // Dynamic admission runs as upstream's default plugins do: mutating webhooks first, then the
   // built-in validation, then validating webhooks (kube.md §6.6).
   const webhooks = await WebhookAdmission.start({ storage: options.storage, resources, logger: options.logger });
-  const registry = new Registry(options.storage, resources, new AdmissionChain([webhooks.mutating, escalation, webhooks.validating]), options.encryption);
+  // The plugin reads through the registry that its chain belongs to; it runs only after both exist.
+  const accounts = serviceAccountAdmission({
+    exists: async (namespace, name) => (await registry.store(serviceAccounts).find(namespace, name)) !== undefined,
+    ensureDefault: (namespace) => controllers.ensureDefaultServiceAccount(namespace),
+  });
+  const registry = new Registry(options.storage, resources, new AdmissionChain([webhooks.mutating, escalation, accounts, webhooks.validating]), options.encryption);
   const controllers = new Controllers(registry, rbac, nodes, options.logger);
 
   const pipeline: Pipeline = { authenticator, authorizer };
