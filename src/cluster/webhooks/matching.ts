@@ -51,7 +51,7 @@ function matchesAny(patterns: readonly string[], value: string): boolean {
   return patterns.some((p) => p === '*' || p === value);
 }
 
-/** `pods`, `pods/status`, `*` (no subresources), `pods/*`, `*\/scale`, `*\/*`. */
+/** `pods`, `pods/status`, `*` (no subresources), `pods/*` (any subresource, and the pod itself, as upstream matches), `*\/scale`, `*\/*`. */
 function resourceMatches(pattern: string, resource: string, subresource: string): boolean {
   const [wantResource, wantSub] = pattern.split('/', 2) as [string, string | undefined];
   if (wantResource !== '*' && wantResource !== resource) return false;
