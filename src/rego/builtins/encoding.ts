@@ -170,24 +170,7 @@ export const encoding = defineBuiltins(
   {
     name: 'base64url.decode',
     decl: T.fn([T.string], T.string),
-    impl: ([s]) => {
-      let text = str(s!);
-      if (!text.endsWith('=')) {
-        switch (text.length % 4) {
-          case 0:
-            break;
-          case 2:
-            text += '==';
-            break;
-          case 3:
-            text += '=';
-            break;
-          default:
-            throw new BuiltinError(`illegal base64url string: ${text}`);
-        }
-      }
-      return bytesToString(decodeBase64(text, URL, 'base64url'));
-    },
+    impl: ([s]) => bytesToString(decodeBase64(padBase64url(str(s!)), URL, 'base64url')),
   },
   {
     name: 'hex.encode',
@@ -297,3 +280,17 @@ function quoteRune(ch: string): string {
   return `'${ch}'`;
 }
 
+/** base64url without its padding gets it back, as OPA repairs it (RFC 7515 appendix C). */
+export function padBase64url(text: string): string {
+  if (text.endsWith('=')) return text;
+  switch (text.length % 4) {
+    case 0:
+      return text;
+    case 2:
+      return text + '==';
+    case 3:
+      return text + '=';
+    default:
+      throw new BuiltinError(`illegal base64url string: ${text}`);
+  }
+}

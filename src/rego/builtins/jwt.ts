@@ -11,6 +11,7 @@ import {
 import { RegoObject, num, parseJSON, stringifyJSON, type Value } from '../value/index.js';
 import { BuiltinError, defineBuiltins, type BuiltinContext } from './registry.js';
 import { constantTimeEqual } from './crypto.js';
+import { padBase64url } from './encoding.js';
 import { obj, str } from './operands.js';
 import { T, anyObject } from './types.js';
 
@@ -38,21 +39,7 @@ function splitToken(v: Value): Token {
 
 /** base64url with the padding repair OPA applies (RFC 7515 appendix C). */
 function base64urlBytes(s: string): Buffer {
-  let text = s;
-  if (!text.endsWith('=')) {
-    switch (text.length % 4) {
-      case 0:
-        break;
-      case 2:
-        text += '==';
-        break;
-      case 3:
-        text += '=';
-        break;
-      default:
-        throw new BuiltinError(`illegal base64url string: ${s}`);
-    }
-  }
+  const text = padBase64url(s);
   if (!/^[A-Za-z0-9_-]*={0,2}$/.test(text) || text.length % 4 !== 0) {
     const bad = [...text].findIndex((c) => !/[A-Za-z0-9_-]/.test(c));
     throw new BuiltinError(`illegal base64 data at input byte ${bad < 0 ? text.length : bad}`);
