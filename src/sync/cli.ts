@@ -7,18 +7,11 @@ import { createLogger } from '../common/log.js';
 import type { ServiceModule } from '../common/service.js';
 import { KubeClient } from './kube.js';
 import { applyAdmissionWiring, WEBHOOK_CONFIGURATION, type WebhookEndpoint } from './wiring.js';
+import { KUBE_MGMT_DEFAULTS } from './configmaps.js';
 import { loadKubeconfig } from './kubeconfig.js';
 import { parseReplicatedResource } from './replicate.js';
 import { Sidecar } from './sidecar.js';
 
-const DEFAULTS = {
-  policyLabel: 'openpolicyagent.org/policy',
-  policyValue: 'rego',
-  dataLabel: 'openpolicyagent.org/data',
-  dataValue: 'opa',
-  annotationDomain: 'openpolicyagent.org',
-  maxRetries: 2,
-};
 
 function collectList(value: string, previous: string[] = []): string[] {
   return [...previous, ...value.split(',').map((v) => v.trim()).filter(Boolean)];
@@ -34,10 +27,10 @@ function syncCommand(): Command {
     .option('--opa-auth-token <token>', 'bearer token for the policy engine')
     .option('--opa-auth-token-file <file>', 'file holding the bearer token for the policy engine')
     .option('--namespaces <list>', 'namespaces whose ConfigMaps are loaded (comma-separated, repeatable; * = all)', collectList, [])
-    .option('--policy-label <key>', 'label that marks policy ConfigMaps', DEFAULTS.policyLabel)
-    .option('--policy-value <value>', 'its value', DEFAULTS.policyValue)
-    .option('--data-label <key>', 'label that marks data ConfigMaps', DEFAULTS.dataLabel)
-    .option('--data-value <value>', 'its value', DEFAULTS.dataValue)
+    .option('--policy-label <key>', 'label that marks policy ConfigMaps', KUBE_MGMT_DEFAULTS.policyLabel)
+    .option('--policy-value <value>', 'its value', KUBE_MGMT_DEFAULTS.policyValue)
+    .option('--data-label <key>', 'label that marks data ConfigMaps', KUBE_MGMT_DEFAULTS.dataLabel)
+    .option('--data-value <value>', 'its value', KUBE_MGMT_DEFAULTS.dataValue)
     .addOption(new Option('--enable-policies <bool>', 'load policy ConfigMaps').choices(['true', 'false']).default('true'))
     .addOption(new Option('--enable-data <bool>', 'load data ConfigMaps').choices(['true', 'false']).default('true'))
     .option('--replicate <[group/]version/resource>', 'replicate a namespaced resource (repeatable)', collectList, [])
@@ -59,8 +52,8 @@ function syncCommand(): Command {
           dataValue: flags.dataValue,
           enablePolicies: flags.enablePolicies === 'true',
           enableData: flags.enableData === 'true',
-          annotationDomain: flags.policyLabel.includes('/') ? flags.policyLabel.split('/')[0] : DEFAULTS.annotationDomain,
-          maxRetries: DEFAULTS.maxRetries,
+          annotationDomain: flags.policyLabel.includes('/') ? flags.policyLabel.split('/')[0] : KUBE_MGMT_DEFAULTS.annotationDomain,
+          maxRetries: KUBE_MGMT_DEFAULTS.maxRetries,
         },
         replicate: [
           ...flags.replicate.map((r: string) => parseReplicatedResource(r, true)),
@@ -114,7 +107,7 @@ export const syncService: ServiceModule = {
         cluster,
         engine: { url: `${policy.url}/v1`, ca: policy.details?.ca as string | undefined, token: policy.details?.token as string | undefined },
         namespaces: [],
-        configMaps: { ...DEFAULTS, enablePolicies: true, enableData: true },
+        configMaps: KUBE_MGMT_DEFAULTS,
         replicate: [parseReplicatedResource('v1/namespaces', false), parseReplicatedResource('v1/pods', true)],
         replicatePath: 'kubernetes',
         replicateIgnoreNamespaces: [],

@@ -28,6 +28,18 @@ export interface ConfigMapSyncOptions extends ConfigMapLabels {
   readonly maxRetries: number;
 }
 
+/** kube-mgmt's defaults: its labels, its annotation domain, two retries, policies and data on. */
+export const KUBE_MGMT_DEFAULTS: ConfigMapSyncOptions = {
+  policyLabel: 'openpolicyagent.org/policy',
+  policyValue: 'rego',
+  dataLabel: 'openpolicyagent.org/data',
+  dataValue: 'opa',
+  enablePolicies: true,
+  enableData: true,
+  annotationDomain: 'openpolicyagent.org',
+  maxRetries: 2,
+};
+
 type Kind = 'policy' | 'data';
 
 interface Loaded {

@@ -10,6 +10,7 @@ import { startPolicyEngine, type PolicyEngine } from '../../src/policy/runtime.j
 import { KubeClient } from '../../src/sync/kube.js';
 import { loadKubeconfig } from '../../src/sync/kubeconfig.js';
 import { parseReplicatedResource } from '../../src/sync/replicate.js';
+import { KUBE_MGMT_DEFAULTS } from '../../src/sync/configmaps.js';
 import { Sidecar } from '../../src/sync/sidecar.js';
 import { applyAdmissionWiring } from '../../src/sync/wiring.js';
 import { startTestCluster, type TestCluster } from '../cluster/harness.js';
@@ -39,16 +40,7 @@ before(async () => {
     cluster: connection,
     engine: { url: `${engine.url}/v1` },
     namespaces: [],
-    configMaps: {
-      policyLabel: 'openpolicyagent.org/policy',
-      policyValue: 'rego',
-      dataLabel: 'openpolicyagent.org/data',
-      dataValue: 'opa',
-      enablePolicies: true,
-      enableData: true,
-      annotationDomain: 'openpolicyagent.org',
-      maxRetries: 2,
-    },
+    configMaps: KUBE_MGMT_DEFAULTS,
     replicate: [parseReplicatedResource('v1/pods', true), parseReplicatedResource('v1/namespaces', false)],
     replicatePath: 'kubernetes',
     replicateIgnoreNamespaces: [],

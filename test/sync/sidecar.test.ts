@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { silentLogger } from '../../src/common/log.js';
 import { loadKubeconfig } from '../../src/sync/kubeconfig.js';
 import { parseReplicatedResource } from '../../src/sync/replicate.js';
+import { KUBE_MGMT_DEFAULTS } from '../../src/sync/configmaps.js';
 import { Sidecar } from '../../src/sync/sidecar.js';
 import { startTestCluster, type TestCluster } from '../cluster/harness.js';
 import { startEngine } from '../policy/helpers.js';
@@ -23,16 +24,7 @@ before(async () => {
     cluster: await loadKubeconfig(kubeconfig),
     engine: { url: `${engine.url}/v1` },
     namespaces: ['*'],
-    configMaps: {
-      policyLabel: 'openpolicyagent.org/policy',
-      policyValue: 'rego',
-      dataLabel: 'openpolicyagent.org/data',
-      dataValue: 'opa',
-      enablePolicies: true,
-      enableData: true,
-      annotationDomain: 'openpolicyagent.org',
-      maxRetries: 2,
-    },
+    configMaps: KUBE_MGMT_DEFAULTS,
     replicate: [parseReplicatedResource('v1/pods', true), parseReplicatedResource('v1/namespaces', false)],
     replicatePath: 'kubernetes',
     replicateIgnoreNamespaces: ['kube-system'],
