@@ -16,7 +16,7 @@ import { Evaluation, type EvalSettings, type TraceEvent } from './eval/evaluator
 import { CompiledQuery, guardEval, type Solution } from './query.js';
 import type { Module as ModuleAst } from './syntax/ast.js';
 import { parseModule as parseModuleText } from './syntax/parser.js';
-import { BigNum, fromJSON, RegoObject, RegoSet, type Value } from './value/index.js';
+import { fromJSON, RegoObject, toJSON, type Value } from './value/index.js';
 
 export { RegoError, RegoErrors } from './errors.js';
 export type { Location, Module as ModuleAst } from './syntax/ast.js';
@@ -200,23 +200,7 @@ function solutionToJS(s: Solution): QueryResult['results'][number] {
 
 /** A Rego value as plain JSON (big integers as bigint, sets as sorted arrays). */
 export function toJS(v: Value): unknown {
-  switch (typeof v) {
-    case 'string':
-    case 'number':
-    case 'boolean':
-      return v;
-  }
-  if (v === null) return null;
-  if (Array.isArray(v)) return v.map(toJS);
-  if (v instanceof RegoSet) return v.values().map(toJS);
-  if (v instanceof RegoObject) {
-    const out: Record<string, unknown> = {};
-    for (const [k, w] of v.entries()) out[typeof k === 'string' ? k : JSON.stringify(toJS(k))] = toJS(w);
-    return out;
-  }
-  const n = v as BigNum;
-  if (n.exp >= 0) return n.mant * 10n ** BigInt(n.exp);
-  return Number(n.toString());
+  return toJSON(v, { exactIntegers: true });
 }
 
 /** Internal entry points for the CLI and the conformance runner (values stay Rego values). */

@@ -382,9 +382,10 @@ export function fromJSON(x: unknown): Value {
 /**
  * Converts a Rego value to plain JS, as OPA renders values in JSON: sets become arrays in sorted
  * order, non-string object keys become their JSON text. Numbers beyond a double's precision are
- * approximated; use `stringifyJSON` for exact output.
+ * approximated, unless `exactIntegers` asks for big integers as bigint; use `stringifyJSON` for
+ * exact text.
  */
-export function toJSON(v: Value): unknown {
+export function toJSON(v: Value, options: { exactIntegers?: boolean } = {}): unknown {
   switch (typeof v) {
     case 'string':
     case 'number':
@@ -392,14 +393,16 @@ export function toJSON(v: Value): unknown {
       return v;
   }
   if (v === null) return null;
-  if (Array.isArray(v)) return v.map(toJSON);
-  if (v instanceof RegoSet) return v.values().map(toJSON);
+  if (Array.isArray(v)) return v.map((w) => toJSON(w, options));
+  if (v instanceof RegoSet) return v.values().map((w) => toJSON(w, options));
   if (v instanceof RegoObject) {
     const out: Record<string, unknown> = {};
-    for (const [k, w] of v.entries()) out[typeof k === 'string' ? k : stringifyJSON(k)] = toJSON(w);
+    for (const [k, w] of v.entries()) out[typeof k === 'string' ? k : stringifyJSON(k)] = toJSON(w, options);
     return out;
   }
-  return Number((v as BigNum).toString());
+  const n = v as BigNum;
+  if (options.exactIntegers && n.exp >= 0) return n.mant * 10n ** BigInt(n.exp);
+  return Number(n.toString());
 }
 
 export interface StringifyOptions {
