@@ -137,12 +137,14 @@ export class ListMethodStream extends Duplex {
           out.push(this.rewriteHead(head));
           break;
         }
-        case 'length': {
+        case 'length':
+        case 'chunk-data': {
+          // Body bytes pass through untouched; then the next request head, or the next chunk size.
           const n = Math.min(state.remaining, data.length);
           out.push(data.subarray(0, n));
           data = data.subarray(n);
           state.remaining -= n;
-          if (state.remaining === 0) this.state = { mode: 'head' };
+          if (state.remaining === 0) this.state = { mode: state.mode === 'length' ? 'head' : 'chunk-size' };
           break;
         }
         case 'chunk-size':
@@ -168,14 +170,6 @@ export class ListMethodStream extends Duplex {
           if (!Number.isFinite(size) || size < 0) this.state = { mode: 'passthrough' };
           else if (size === 0) this.state = { mode: 'trailers' };
           else this.state = { mode: 'chunk-data', remaining: size + 2 };
-          break;
-        }
-        case 'chunk-data': {
-          const n = Math.min(state.remaining, data.length);
-          out.push(data.subarray(0, n));
-          data = data.subarray(n);
-          state.remaining -= n;
-          if (state.remaining === 0) this.state = { mode: 'chunk-size' };
           break;
         }
       }
